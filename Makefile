@@ -1,0 +1,68 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# MRC for Linux. See README for the two commands that matter:
+#   make demo    boot a guest and show MRC at work
+#   make check   build everything and run the whole test suite on every
+#                supported kernel
+#
+# make [KVER=<version>]  build mrc.ko for every installed supported kernel
+#                        (or one), into build/<version>/
+
+TOP := $(CURDIR)
+BUILD := $(TOP)/build
+TESTING := $(TOP)/tools/testing
+
+ifeq ($(KVER),)
+KERNELS := $(shell $(TESTING)/kernels 2>/dev/null)
+else
+KERNELS := $(KVER)
+endif
+
+# Sources that make up the module; they are copied per kernel because an
+# out-of-tree build writes its objects next to its sources.
+MODULE_SRCS := Kbuild $(shell find net include uapi -name '*.[ch]' -o -name Kbuild)
+
+.PHONY: all modules module-one deps check demo selftests checkpatch clean
+
+all: modules selftests
+
+modules:
+	@if [ -z "$(KERNELS)" ]; then \
+		echo "no supported kernel installed: run 'make deps' as root" >&2; \
+		exit 1; \
+	fi
+	@for k in $(KERNELS); do \
+		$(MAKE) --no-print-directory module-one KVER_ONE=$$k || exit 1; \
+	done
+
+module-one:
+	@mkdir -p $(BUILD)/$(KVER_ONE)/src
+	@tar -cf - $(MODULE_SRCS) | tar -C $(BUILD)/$(KVER_ONE)/src -xf -
+	@echo "  MODULE  $(KVER_ONE)"
+	@$(MAKE) -C /lib/modules/$(KVER_ONE)/build M=$(BUILD)/$(KVER_ONE)/src \
+		W=1 KCFLAGS=-Werror modules > $(BUILD)/$(KVER_ONE)/build.log 2>&1; \
+	rc=$$?; cat $(BUILD)/$(KVER_ONE)/build.log; \
+	if [ $$rc -ne 0 ] || grep -qi 'warning' $(BUILD)/$(KVER_ONE)/build.log; then \
+		echo "build for $(KVER_ONE) failed or warned" >&2; exit 1; \
+	fi
+	@cp $(BUILD)/$(KVER_ONE)/src/net/mrc/mrc.ko $(BUILD)/$(KVER_ONE)/mrc.ko
+
+selftests:
+	@$(MAKE) --no-print-directory -C selftests/net/mrc OUTPUT=$(BUILD)/selftests
+
+deps:
+	@$(TESTING)/setup-deps
+
+check: deps
+	@$(MAKE) --no-print-directory all KVER=
+	@$(TESTING)/check
+
+demo: deps
+	@$(MAKE) --no-print-directory all KVER=
+	@$(TESTING)/demo
+
+checkpatch:
+	@$(TESTING)/checkpatch
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _MRC_PERNET_H
+#define _MRC_PERNET_H
+
+#include <net/net_namespace.h>
+
+#include "mrc_types.h"
+
+struct mrc_net *mrc_net(const struct net *net);
+int mrc_pernet_init(void);
+void mrc_pernet_exit(void);
+
+#endif /* _MRC_PERNET_H */
