@@ -22,9 +22,9 @@ endif
 # out-of-tree build writes its objects next to its sources.
 MODULE_SRCS := Kbuild $(shell find net include uapi -name '*.[ch]' -o -name Kbuild)
 
-.PHONY: all modules module-one deps check demo selftests checkpatch clean
+.PHONY: all modules module-one deps check demo selftests tools checkpatch clean
 
-all: modules selftests
+all: modules selftests tools
 
 modules:
 	@if [ -z "$(KERNELS)" ]; then \
@@ -49,6 +49,12 @@ module-one:
 
 selftests:
 	@$(MAKE) --no-print-directory -C selftests/net/mrc OUTPUT=$(BUILD)/selftests
+
+tools: $(BUILD)/tools/mrc_demo
+
+$(BUILD)/tools/mrc_demo: tools/testing/mrc_demo.c uapi/linux/mrc.h
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -Wall -Wextra -Werror -Iuapi -o $@ $<
 
 deps:
 	@$(TESTING)/setup-deps

@@ -19,7 +19,7 @@
  * @nr_bound: number of sockets in @bind_hash
  */
 struct mrc_net {
-	spinlock_t bind_lock;
+	spinlock_t bind_lock;	/* bind_hash, nr_bound */
 	struct hlist_head bind_hash[1 << MRC_BIND_HASH_BITS];
 	unsigned int nr_bound;
 };

@@ -25,8 +25,7 @@ static struct hlist_head *mrc_bind_bucket(struct mrc_net *mn, __be16 port)
 	return &mn->bind_hash[hash_32((__force u32)port, MRC_BIND_HASH_BITS)];
 }
 
-/*
- * Two bindings of one port clash unless both name different specific
+/* Two bindings of one port clash unless both name different specific
  * addresses, or the same link-local address on different interfaces.
  */
 static bool mrc_bind_clash(const struct mrc_sock *other,
@@ -215,7 +214,9 @@ static struct proto mrc_proto = {
 	.obj_size = sizeof(struct mrc_sock),
 };
 
-static struct proto_ops mrc_proto_ops = {
+/* The socket layer never reads .family here: sockets carry mrc_family. */
+static const struct proto_ops mrc_proto_ops = {
+	.family = AF_MRC,
 	.owner = THIS_MODULE,
 	.release = mrc_release,
 	.bind = mrc_bind,
@@ -274,7 +275,6 @@ int mrc_socket_init(void)
 	if (err)
 		return err;
 
-	mrc_proto_ops.family = mrc_family;
 	mrc_family_ops.family = mrc_family;
 	err = sock_register(&mrc_family_ops);
 	if (err)

@@ -1,0 +1,116 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Shared helpers for the MRC shell selftests: KTAP output and waiting for
+# conditions with generous, KSFT_MACHINE_SLOW-aware limits.
+
+MRC_SELFTEST_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+MRC_TOP=$(cd "$MRC_SELFTEST_DIR/../../.." && pwd)
+# C helpers are built out of tree (make selftests).
+MRC_BIN=${MRC_BIN:-$MRC_TOP/build/selftests}
+
+KSFT_PASS=0
+KSFT_FAIL=1
+KSFT_SKIP=4
+
+ktap_n=0
+ktap_pass=0
+ktap_fail=0
+ktap_skip=0
+
+ktap_begin() {
+	echo "TAP version 13"
+	echo "1..$1"
+}
+
+ktap_result() {
+	local verdict=$1 name=$2
+
+	ktap_n=$((ktap_n + 1))
+	case "$verdict" in
+	pass) ktap_pass=$((ktap_pass + 1)); echo "ok $ktap_n $name" ;;
+	skip) ktap_skip=$((ktap_skip + 1)); echo "ok $ktap_n $name # SKIP" ;;
+	*) ktap_fail=$((ktap_fail + 1)); echo "not ok $ktap_n $name" ;;
+	esac
+}
+
+# run_test NAME FUNCTION [ARGS...]: one KTAP case. FUNCTION returns 0 for
+# pass, $KSFT_SKIP for skip, anything else for fail; its output is indented
+# as KTAP diagnostics.
+run_test() {
+	local name=$1 rc
+
+	shift
+	"$@" 2>&1 | sed 's/^/# /'
+	rc=${PIPESTATUS[0]}
+	if [ "$rc" -eq 0 ]; then
+		ktap_result pass "$name"
+	elif [ "$rc" -eq "$KSFT_SKIP" ]; then
+		ktap_result skip "$name"
+	else
+		ktap_result fail "$name"
+	fi
+}
+
+ktap_end() {
+	echo "# Totals: pass:$ktap_pass fail:$ktap_fail xfail:0 xpass:0 skip:$ktap_skip error:0"
+	if [ "$ktap_fail" -gt 0 ]; then
+		exit $KSFT_FAIL
+	elif [ "$ktap_pass" -eq 0 ] && [ "$ktap_skip" -gt 0 ]; then
+		exit $KSFT_SKIP
+	fi
+	exit $KSFT_PASS
+}
+
+# Seconds to allow for something that normally takes a fraction of one.
+slow_limit() {
+	local s=$1
+
+	if [ -n "${KSFT_MACHINE_SLOW:-}" ] && [ "$KSFT_MACHINE_SLOW" != no ]; then
+		s=$((s * 4))
+	fi
+	echo "$s"
+}
+
+# wait_for SECONDS COMMAND...: poll until COMMAND succeeds; fail after the
+# (slow-machine scaled) limit. Used for asynchronous kernel work such as
+# namespace teardown, never to measure time.
+wait_for() {
+	local limit end
+
+	limit=$(slow_limit "$1")
+	shift
+	end=$((SECONDS + limit))
+	until "$@"; do
+		if [ "$SECONDS" -ge "$end" ]; then
+			echo "timed out after ${limit}s waiting for: $*"
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
+ready_or_dead() {
+	[ -e "$2" ] || ! kill -0 "$1" 2>/dev/null
+}
+
+# wait_ready PID FILE: wait until the helper PID created FILE; fail at once
+# if it died first.
+wait_ready() {
+	wait_for 30 ready_or_dead "$1" "$2" || return 1
+	[ -e "$2" ] || { echo "helper $1 exited before it was ready"; return 1; }
+}
+
+# Objects in use in the MRC socket slab cache; 0 when the cache is gone.
+# SLUB counts every object of a per-CPU slab as in use, so shrink first to
+# flush those. The guest boots with slab_nomerge, so the cache is its own.
+mrc_slab_objects() {
+	if [ -w /sys/kernel/slab/MRC/shrink ]; then
+		echo 1 > /sys/kernel/slab/MRC/shrink
+	fi
+	awk '$1 == "MRC" { print $2; found = 1 } END { if (!found) print 0 }' /proc/slabinfo
+}
+
+mrc_loaded() {
+	[ -d /sys/module/mrc ]
+}

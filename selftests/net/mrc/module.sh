@@ -1,0 +1,133 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Module lifetime: rmmod is refused while sockets are open, the "family"
+# parameter, load/unload cycles and namespace teardown leave nothing behind.
+# Needs root and MRC_KO (set by vm-run).
+
+source "$(dirname "$0")"/lib.sh
+
+tmp=$(mktemp -d)
+holders=()
+cleanup() {
+	local ns
+
+	for p in "${holders[@]}"; do
+		kill "$p" 2>/dev/null
+	done
+	wait 2>/dev/null
+	for ns in $(ip netns list 2>/dev/null | awk '/^mrc-mod-/ { print $1 }'); do
+		ip netns del "$ns"
+	done
+	rm -rf "$tmp"
+	mrc_loaded || insmod "$MRC_KO"
+}
+trap cleanup EXIT
+
+no_mrc_sockets() {
+	[ "$(mrc_slab_objects)" = 0 ]
+}
+
+load() {
+	mrc_loaded || insmod "$MRC_KO" "$@"
+}
+
+unload() {
+	if mrc_loaded; then
+		rmmod mrc
+	fi
+}
+
+test_rmmod_refused_while_open() {
+	load || return 1
+	"$MRC_BIN"/mrc_hold -n 2 -r "$tmp/ready" &
+	local pid=$!
+
+	wait_ready "$pid" "$tmp/ready" || return 1
+	if rmmod mrc 2>"$tmp/err"; then
+		echo "rmmod succeeded with sockets open"
+		return 1
+	fi
+	grep -q "in use" "$tmp/err" || { cat "$tmp/err"; return 1; }
+	kill "$pid"
+	wait "$pid" 2>/dev/null
+	rmmod mrc || return 1
+	mrc_loaded && { echo "module still loaded"; return 1; }
+	return 0
+}
+
+test_family_parameter() {
+	unload
+	# 13 is AF_NETBEUI: a slot that mainline never implemented.
+	insmod "$MRC_KO" family=13 || return 1
+	grep -qx 13 /sys/module/mrc/parameters/family || return 1
+	MRC_FAMILY=13 "$MRC_BIN"/mrc_hold -n 1 -x || return 1
+	if "$MRC_BIN"/mrc_hold -n 1 -x 2>/dev/null; then
+		echo "AF_MRC (25) still works with family=13"
+		return 1
+	fi
+	rmmod mrc || return 1
+	# Out of range, and a family the kernel already has (AF_INET6).
+	local bad
+	for bad in 0 -1 46 4096 10; do
+		if insmod "$MRC_KO" family=$bad 2>/dev/null; then
+			echo "family=$bad was accepted"
+			rmmod mrc
+			return 1
+		fi
+	done
+	load
+}
+
+test_load_unload_cycles() {
+	local i
+
+	unload
+	for i in $(seq 100); do
+		insmod "$MRC_KO" || { echo "insmod $i failed"; return 1; }
+		"$MRC_BIN"/mrc_hold -n 3 -x || { echo "sockets in cycle $i"; return 1; }
+		no_mrc_sockets || { echo "cycle $i: $(mrc_slab_objects) MRC objects left"; return 1; }
+		rmmod mrc || { echo "rmmod $i failed"; return 1; }
+	done
+	grep -q '^MRC ' /proc/slabinfo && { echo "MRC slab cache left after rmmod"; return 1; }
+	load
+}
+
+test_netns_teardown() {
+	local i ns n=200 per=4 objs
+
+	load || return 1
+	for i in $(seq $n); do
+		ns=mrc-mod-$i-$RANDOM
+		ip netns add "$ns" || return 1
+		ip netns exec "$ns" "$MRC_BIN"/mrc_hold -n $per -r "$tmp/ready-$i" &
+		holders+=($!)
+	done
+	for i in $(seq $n); do
+		wait_ready "${holders[i - 1]}" "$tmp/ready-$i" || return 1
+	done
+	objs=$(mrc_slab_objects)
+	if [ "$objs" -lt $((n * per)) ]; then
+		echo "expected at least $((n * per)) sockets, slab has $objs"
+		return 1
+	fi
+	for p in "${holders[@]}"; do
+		kill "$p"
+	done
+	wait 2>/dev/null
+	holders=()
+	for ns in $(ip netns list | awk '/^mrc-mod-/ { print $1 }'); do
+		ip netns del "$ns" || return 1
+	done
+	wait_for 60 no_mrc_sockets || return 1
+	rmmod mrc || return 1
+	load
+}
+
+[ -n "${MRC_KO:-}" ] || { echo "MRC_KO is not set"; exit $KSFT_SKIP; }
+ktap_begin 4
+run_test "rmmod refused while sockets are open" test_rmmod_refused_while_open
+run_test "family module parameter" test_family_parameter
+run_test "100 load/unload cycles leave no objects" test_load_unload_cycles
+run_test "200 namespaces with sockets torn down" test_netns_teardown
+ktap_end

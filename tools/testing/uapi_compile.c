@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * uapi/linux/mrc.h must compile in user space, as C and as C++, alone or
+ * after the libc networking headers, and keep its ABI.
+ */
+#ifdef WITH_LIBC_FIRST
+#include <netinet/in.h>
+#include <sys/socket.h>
+#endif
+#include <assert.h>
+#include <stddef.h>
+#include <string.h>
+#include <linux/mrc.h>
+
+#define MRC_ASSERT(c) static_assert(c, #c)
+
+MRC_ASSERT(AF_MRC == 25 && PF_MRC == AF_MRC);
+MRC_ASSERT(sizeof(struct sockaddr_mrc) == 24);
+MRC_ASSERT(offsetof(struct sockaddr_mrc, smrc_family) == 0);
+MRC_ASSERT(offsetof(struct sockaddr_mrc, smrc_port) == 2);
+MRC_ASSERT(offsetof(struct sockaddr_mrc, smrc_scope_id) == 4);
+MRC_ASSERT(offsetof(struct sockaddr_mrc, smrc_addr) == 8);
+
+int main(void)
+{
+	struct sockaddr_mrc sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.smrc_family = AF_MRC;
+	return sa.smrc_port + SOL_MRC - SOL_MRC;
+}
