@@ -50,7 +50,11 @@ module-one:
 selftests:
 	@$(MAKE) --no-print-directory -C selftests/net/mrc OUTPUT=$(BUILD)/selftests
 
-tools: $(BUILD)/tools/mrc_demo
+tools: $(BUILD)/tools/mrc_demo $(BUILD)/tools/mrcperf
+
+$(BUILD)/tools/mrcperf: $(wildcard tools/mrcperf/*.[ch]) uapi/linux/mrc.h
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -Wall -Wextra -Werror -Iuapi -pthread -o $@ $(filter %.c,$^) -lm
 
 $(BUILD)/tools/mrc_demo: tools/testing/mrc_demo.c uapi/linux/mrc.h
 	@mkdir -p $(dir $@)

@@ -36,4 +36,82 @@ struct sockaddr_mrc {
 	struct in6_addr		smrc_addr;
 };
 
+/* The largest message one sendmsg() may carry; larger ones get EMSGSIZE. */
+#define MRC_MSG_MAX	(4U << 20)
+
+/* Options at level SOL_MRC. */
+#define MRC_INFO	1	/* get: struct mrc_info */
+
+/* Connection states, as reported in mrc_info.mrci_state. */
+enum mrc_state {
+	MRC_CLOSED = 0,
+	MRC_LISTEN,
+	MRC_SYN_SENT,
+	MRC_SYN_RECV,
+	MRC_ESTABLISHED,
+};
+
+/**
+ * struct mrc_info - state and counters of one connection (getsockopt MRC_INFO)
+ * @mrci_state: enum mrc_state
+ * @mrci_shutdown: SHUT_RD/SHUT_WR bits (1 and 2) already in effect
+ * @mrci_fin_flags: 1: FIN sent, 2: our FIN acknowledged, 4: peer's FIN received
+ * @mrci_pad: zero
+ * @mrci_mss: payload bytes per DATA packet
+ * @mrci_srtt_us: smoothed round-trip time, microseconds
+ * @mrci_rttvar_us: round-trip time variation, microseconds
+ * @mrci_rto_us: current retransmission timeout (with backoff), microseconds
+ * @mrci_cwnd: congestion window, packets
+ * @mrci_ssthresh: slow-start threshold, packets
+ * @mrci_inflight: packets sent and neither acknowledged nor selectively acked
+ * @mrci_peer_rwnd: receive window the peer last advertised, bytes
+ * @mrci_rcv_wnd: receive window we advertise, bytes
+ * @mrci_local_cid: connection id the peer sends to
+ * @mrci_remote_cid: connection id we send to
+ * @mrci_bytes_sent: payload bytes handed to sendmsg() and queued
+ * @mrci_bytes_acked: payload bytes the peer acknowledged
+ * @mrci_bytes_received: payload bytes of complete messages delivered in order
+ * @mrci_msgs_sent: messages queued by sendmsg()
+ * @mrci_msgs_received: complete messages queued for recvmsg()
+ * @mrci_pkts_sent: DATA packets sent, retransmissions included
+ * @mrci_pkts_retrans: DATA packets retransmitted
+ * @mrci_pkts_received: DATA packets received, duplicates included
+ * @mrci_pkts_dup: duplicate DATA packets received and dropped
+ * @mrci_sack_recovered: holes filled by a retransmission before any RTO
+ * @mrci_rtos: retransmission timeouts
+ * @mrci_ecn_marks: ACKs that echoed a congestion mark
+ *
+ * getsockopt() copies at most the caller's length and returns the length it
+ * copied, so fields can be added at the end.
+ */
+struct mrc_info {
+	__u8	mrci_state;
+	__u8	mrci_shutdown;
+	__u8	mrci_fin_flags;
+	__u8	mrci_pad;
+	__u32	mrci_mss;
+	__u32	mrci_srtt_us;
+	__u32	mrci_rttvar_us;
+	__u32	mrci_rto_us;
+	__u32	mrci_cwnd;
+	__u32	mrci_ssthresh;
+	__u32	mrci_inflight;
+	__u32	mrci_peer_rwnd;
+	__u32	mrci_rcv_wnd;
+	__u32	mrci_local_cid;
+	__u32	mrci_remote_cid;
+	__u64	mrci_bytes_sent;
+	__u64	mrci_bytes_acked;
+	__u64	mrci_bytes_received;
+	__u64	mrci_msgs_sent;
+	__u64	mrci_msgs_received;
+	__u64	mrci_pkts_sent;
+	__u64	mrci_pkts_retrans;
+	__u64	mrci_pkts_received;
+	__u64	mrci_pkts_dup;
+	__u64	mrci_sack_recovered;
+	__u64	mrci_rtos;
+	__u64	mrci_ecn_marks;
+};
+
 #endif /* _UAPI_LINUX_MRC_H */
