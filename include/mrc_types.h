@@ -1,41 +1,307 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Internal structures of MRC shared by the module's files.
+ *
+ * Locking:
+ * - Everything in struct mrc_sock is protected by the socket lock:
+ *   lock_sock() in process context, bh_lock_sock() in softirq and timers.
+ *   Packets that arrive while a process owns the socket wait in the socket
+ *   backlog; timers that fire then set a bit in @deferred, and
+ *   mrc_release_cb() runs them.
+ * - A listener's accept queues are protected by &mrc_sock.accept_lock, so
+ *   that a child never takes its listener's socket lock. Lock order:
+ *   listener socket lock, child socket lock, accept_lock.
+ * - &mrc_net.conns is an rhashtable; softirq looks connections up under
+ *   RCU and takes a reference. Sockets are freed after a grace period
+ *   (SOCK_RCU_FREE). The table holds one reference on every socket in it.
+ * - &mrc_net.bind_hash changes under &mrc_net.bind_lock; readers use RCU.
  */
 #ifndef _MRC_TYPES_H
 #define _MRC_TYPES_H
 
 #include <linux/in6.h>
 #include <linux/list.h>
+#include <linux/rhashtable-types.h>
+#include <linux/skbuff.h>
 #include <linux/spinlock.h>
+#include <linux/timer.h>
+#include <net/dst_cache.h>
 #include <net/sock.h>
 
+#include "mrc_mib.h"
+
 #define MRC_BIND_HASH_BITS	8
+
+/* Packets in flight are bounded by the window of PSNs one ACK can describe:
+ * the cumulative PSN and the 255 after it.
+ */
+#define MRC_WND			256
+
+/* The smallest DATA payload a connection accepts to run with. */
+#define MRC_MSS_MIN		64
 
 /**
  * struct mrc_net - MRC state of one network namespace
  * @bind_lock: protects @bind_hash and @nr_bound
  * @bind_hash: bound sockets, hashed by local port
  * @nr_bound: number of sockets in @bind_hash
+ * @conns: connections by local connection id
+ * @udp_sock: the UDP tunnel socket that sends and receives MRC packets
+ * @mib: counters (enum mrc_mib_field)
  */
 struct mrc_net {
 	spinlock_t bind_lock;	/* bind_hash, nr_bound */
 	struct hlist_head bind_hash[1 << MRC_BIND_HASH_BITS];
 	unsigned int nr_bound;
+	struct rhashtable conns;
+	struct socket *udp_sock;
+	struct mrc_mib __percpu *mib;
 };
 
 /**
- * struct mrc_sock - an AF_MRC socket
+ * struct mrc_tx_cb - control block of a DATA packet the sender keeps
+ * @msn: message sequence number
+ * @offset: offset of the payload in the message
+ * @msg_len: length of the message
+ * @psn: packet sequence number, assigned at first transmission
+ * @xmit_us: time of the latest transmission, microseconds
+ * @len: payload length
+ * @xmits: number of transmissions
+ * @lost: declared lost and not retransmitted since
+ * @via_rto: was declared lost by a retransmission timeout
+ */
+struct mrc_tx_cb {
+	u32 msn;
+	u32 offset;
+	u32 msg_len;
+	u32 psn;
+	u32 xmit_us;
+	u16 len;
+	u8 xmits;
+	u8 lost:1,
+	   via_rto:1;
+};
+
+#define MRC_TX_CB(skb)	((struct mrc_tx_cb *)(skb)->cb)
+
+/**
+ * struct mrc_rx_cb - control block of a received DATA payload
+ * @offset: offset of the payload in its message
+ */
+struct mrc_rx_cb {
+	u32 offset;
+};
+
+#define MRC_RX_CB(skb)	((struct mrc_rx_cb *)(skb)->cb)
+
+/**
+ * struct mrc_rmsg - a message being reassembled
+ * @node: entry in &mrc_sock.rmsgs, ordered by @msn
+ * @frags: its payloads so far, ordered by offset, not overlapping
+ * @msn: message sequence number
+ * @len: total length
+ * @got: payload bytes present
+ * @mem: truesize of @frags
+ */
+struct mrc_rmsg {
+	struct list_head node;
+	struct sk_buff_head frags;
+	u32 msn;
+	u32 len;
+	u32 got;
+	u32 mem;
+};
+
+/* Bits of mrc_sock.deferred: timer work waiting for the socket owner. */
+enum {
+	MRC_DEFER_RTX,
+	MRC_DEFER_ACK,
+};
+
+/* Bits of mrc_sock.fin. */
+#define MRC_FIN_SENT	1
+#define MRC_FIN_ACKED	2
+#define MRC_FIN_RCVD	4
+
+/**
+ * struct mrc_stats - per-connection counters reported by MRC_INFO
+ * @bytes_sent: payload bytes queued by sendmsg()
+ * @bytes_acked: payload bytes acknowledged
+ * @bytes_received: payload bytes of messages delivered in order
+ * @msgs_sent: messages queued by sendmsg()
+ * @msgs_received: messages delivered in order
+ * @pkts_sent: DATA transmissions
+ * @pkts_retrans: DATA retransmissions
+ * @pkts_received: DATA packets received
+ * @pkts_dup: duplicate DATA packets dropped
+ * @sack_recovered: holes repaired by retransmission without an RTO
+ * @rtos: retransmission timeouts
+ * @ecn_marks: ACKs that echoed a congestion mark
+ */
+struct mrc_stats {
+	u64 bytes_sent;
+	u64 bytes_acked;
+	u64 bytes_received;
+	u64 msgs_sent;
+	u64 msgs_received;
+	u64 pkts_sent;
+	u64 pkts_retrans;
+	u64 pkts_received;
+	u64 pkts_dup;
+	u64 sack_recovered;
+	u64 rtos;
+	u64 ecn_marks;
+};
+
+/**
+ * struct mrc_sock - an AF_MRC socket and its connection
  * @sk: the generic socket; must stay first
  * @bind_node: entry in &mrc_net.bind_hash while bound
- * @laddr: local address given to bind(), or in6addr_any
+ * @laddr: local address: bind()'s, or the source chosen at connect time
  * @lport: local MRC port in network byte order; 0 until bound
+ * @saddr: source address of the connection's packets
+ * @daddr: peer address
+ * @dport: peer MRC port
+ * @state: enum mrc_state
+ * @fin: MRC_FIN_* bits
+ * @hnode: entry in &mrc_net.conns while hashed
+ * @hashed: @hnode is in &mrc_net.conns
+ * @lcid: local connection id: the peer sends to it
+ * @rcid: remote connection id: we send to it
+ * @dst_cache: route to the peer
+ * @mss: DATA payload bytes per packet
+ * @parent: listener of a child not yet accepted (holds a reference)
+ * @accept_node: entry in the listener's @pending or @accept_q
+ * @accept_lock: protects @pending, @accept_q and @accept_closed
+ * @pending: children in MRC_SYN_RECV
+ * @accept_q: established children waiting for accept()
+ * @nr_pending: length of @pending
+ * @accept_closed: the listener is closing; children must not queue
+ * @snd_isn: our first PSN
+ * @snd_una: oldest PSN not yet acknowledged
+ * @snd_nxt: next PSN to send
+ * @snd_msn: next message sequence number to assign
+ * @txq: sent packets not yet delivered, indexed by PSN % MRC_WND
+ * @outstanding: packets in @txq
+ * @lost: packets in @txq marked lost
+ * @inflight_bytes: payload bytes in @txq
+ * @peer_rwnd: receive window the peer last advertised
+ * @cwnd: congestion window, packets
+ * @ssthresh: slow-start threshold, packets
+ * @cwnd_cnt: acked packets towards the next congestion-avoidance increase
+ * @recover: while @in_recovery, PSN whose acknowledgment ends recovery
+ * @in_recovery: the window was reduced for a loss and not yet repaired
+ * @srtt_us: smoothed RTT (0: no sample yet)
+ * @rttvar_us: RTT variation
+ * @rto_us: retransmission timeout without backoff
+ * @backoff: RTO doublings since the last progress
+ * @retries: timeouts since the peer was last heard
+ * @rack_xmit_us: send time of the most recently sent packet delivered
+ * @rack_rtt_us: RTT of that packet
+ * @rto_deadline: jiffies at which the RTO expires (the timer may fire
+ *	earlier, for the reordering window)
+ * @rtx_timer: RTO, reordering, handshake, FIN and zero-window timer
+ * @ack_timer: delayed ACK
+ * @deferred: MRC_DEFER_* bits
+ * @rcv_nxt: oldest PSN not yet received (cumulative ACK point)
+ * @rcv_map: bit k: PSN @rcv_nxt + k has been received
+ * @rcv_msn: MSN of the next message to deliver
+ * @rmsgs: messages being reassembled, by MSN
+ * @peer_final_msn: with MRC_FIN_RCVD: number of messages the peer sent
+ * @rcv_unacked: DATA packets received since the last ACK
+ * @rcv_wnd_adv: receive window in the last ACK
+ * @ack_tsval: tsval of the latest packet to echo
+ * @ack_rx_us: arrival time of that packet
+ * @ack_ev: path of that packet
+ * @ack_ce: a packet since the last ACK was CE-marked
+ * @stats: counters for MRC_INFO
  */
 struct mrc_sock {
 	struct sock sk;
 	struct hlist_node bind_node;
 	struct in6_addr laddr;
 	__be16 lport;
+
+	struct in6_addr saddr;
+	struct in6_addr daddr;
+	__be16 dport;
+	u8 state;
+	u8 fin;
+	struct rhash_head hnode;
+	bool hashed;
+	u32 lcid;
+	u32 rcid;
+	struct dst_cache dst_cache;
+	u32 mss;
+
+	struct sock *parent;
+	struct list_head accept_node;
+	spinlock_t accept_lock;	/* pending, accept_q, accept_closed */
+	struct list_head pending;
+	struct list_head accept_q;
+	u32 nr_pending;
+	bool accept_closed;
+
+	u32 snd_isn;
+	u32 snd_una;
+	u32 snd_nxt;
+	u32 snd_msn;
+	struct sk_buff *txq[MRC_WND];
+	u32 outstanding;
+	u32 lost;
+	u32 inflight_bytes;
+	u32 peer_rwnd;
+	u32 cwnd;
+	u32 ssthresh;
+	u32 cwnd_cnt;
+	u32 recover;
+	bool in_recovery;
+	u32 srtt_us;
+	u32 rttvar_us;
+	u32 rto_us;
+	u8 backoff;
+	u8 retries;
+	u32 rack_xmit_us;
+	u32 rack_rtt_us;
+	unsigned long rto_deadline;
+	struct timer_list rtx_timer;
+	struct timer_list ack_timer;
+	unsigned long deferred;
+
+	u32 rcv_nxt;
+	DECLARE_BITMAP(rcv_map, MRC_WND);
+	u32 rcv_msn;
+	struct list_head rmsgs;
+	u32 peer_final_msn;
+	u32 rcv_unacked;
+	u32 rcv_wnd_adv;
+	u32 ack_tsval;
+	u32 ack_rx_us;
+	u16 ack_ev;
+	bool ack_ce;
+
+	struct mrc_stats stats;
 };
+
+static inline struct mrc_sock *mrc_sk(const struct sock *sk)
+{
+	return container_of(sk, struct mrc_sock, sk);
+}
+
+/* Serial-number comparison of PSNs and MSNs (RFC 1982). */
+static inline bool mrc_before(u32 a, u32 b)
+{
+	return (s32)(a - b) < 0;
+}
+
+static inline bool mrc_after(u32 a, u32 b)
+{
+	return mrc_before(b, a);
+}
+
+static inline u32 mrc_now_us(void)
+{
+	return (u32)div_u64(ktime_get_ns(), NSEC_PER_USEC);
+}
 
 #endif /* _MRC_TYPES_H */

@@ -1,25 +1,74 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * MRC (Multipath Reliable Connection) for Linux: module entry points.
+ * MRC (Multipath Reliable Connection) for Linux: module entry points and
+ * parameters. Documentation/networking/mrc.rst describes each parameter.
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
+#include <linux/build_bug.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/mrc.h>
 #include <linux/net.h>
 
+#include "mrc_wire.h"
+#include "params.h"
 #include "pernet.h"
 #include "socket.h"
 
+int mrc_family __read_mostly = AF_MRC;
 module_param_named(family, mrc_family, int, 0444);
 MODULE_PARM_DESC(family, "Address family number of AF_MRC sockets (default 25)");
+
+unsigned short mrc_udp_port __read_mostly = 4797;
+module_param_named(udp_port, mrc_udp_port, ushort, 0444);
+MODULE_PARM_DESC(udp_port, "UDP destination port of MRC packets (default 4797)");
+
+unsigned int mrc_rto_min_ms __read_mostly = 10;
+module_param_named(rto_min_ms, mrc_rto_min_ms, uint, 0644);
+MODULE_PARM_DESC(rto_min_ms, "Lower bound of the retransmission timeout, ms (default 10)");
+
+unsigned int mrc_rto_max_ms __read_mostly = 1000;
+module_param_named(rto_max_ms, mrc_rto_max_ms, uint, 0644);
+MODULE_PARM_DESC(rto_max_ms, "Upper bound of the retransmission timeout with backoff, ms (default 1000)");
+
+unsigned int mrc_rto_init_ms __read_mostly = 200;
+module_param_named(rto_init_ms, mrc_rto_init_ms, uint, 0644);
+MODULE_PARM_DESC(rto_init_ms, "Retransmission timeout before the first RTT sample, ms (default 200)");
+
+unsigned int mrc_max_retries __read_mostly = 10;
+module_param_named(max_retries, mrc_max_retries, uint, 0644);
+MODULE_PARM_DESC(max_retries, "Timeouts without hearing from the peer before ETIMEDOUT (default 10)");
+
+unsigned int mrc_syn_retries __read_mostly = 6;
+module_param_named(syn_retries, mrc_syn_retries, uint, 0644);
+MODULE_PARM_DESC(syn_retries, "SYN and SYNACK retransmissions before giving up (default 6)");
+
+unsigned int mrc_ack_every __read_mostly = 2;
+module_param_named(ack_every, mrc_ack_every, uint, 0644);
+MODULE_PARM_DESC(ack_every, "Send an ACK after this many in-order DATA packets (default 2)");
+
+unsigned int mrc_ack_delay_us __read_mostly = 1000;
+module_param_named(ack_delay_us, mrc_ack_delay_us, uint, 0644);
+MODULE_PARM_DESC(ack_delay_us, "Longest delay of an ACK, us, rounded up to a jiffy (default 1000)");
 
 static int __init mrc_init(void)
 {
 	int err;
 
+	BUILD_BUG_ON(sizeof(struct mrc_hdr) != 16);
+	BUILD_BUG_ON(sizeof(struct mrc_data) != 36);
+	BUILD_BUG_ON(sizeof(struct mrc_ack) != 68);
+	BUILD_BUG_ON(sizeof(struct mrc_nack) != 24);
+	BUILD_BUG_ON(sizeof(struct mrc_syn) != 40);
+	BUILD_BUG_ON(sizeof(struct mrc_fin) != 20);
+	BUILD_BUG_ON(sizeof(struct mrc_rst) != 20);
+	BUILD_BUG_ON(MRC_SACK_BITS != MRC_WND);
+
 	if (mrc_family <= 0 || mrc_family >= NPROTO) {
 		pr_err("family %d is outside 1..%d\n", mrc_family, NPROTO - 1);
+		return -EINVAL;
+	}
+	if (!mrc_udp_port) {
+		pr_err("udp_port must not be 0\n");
 		return -EINVAL;
 	}
 
@@ -40,6 +89,8 @@ static void __exit mrc_exit(void)
 {
 	mrc_socket_exit();
 	mrc_pernet_exit();
+	/* Sockets are freed after a grace period (SOCK_RCU_FREE). */
+	rcu_barrier();
 }
 
 module_init(mrc_init);

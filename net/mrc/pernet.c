@@ -1,13 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Per network namespace state of MRC.
+ * Per network namespace state of MRC: the UDP tunnel socket that carries
+ * MRC packets, the connection table, the bound ports and the counters.
  */
 #include <linux/bug.h>
+#include <linux/rhashtable.h>
 #include <net/netns/generic.h>
+#include <net/udp_tunnel.h>
 
+#include "input.h"
+#include "mib.h"
+#include "params.h"
 #include "pernet.h"
 
 static unsigned int mrc_net_id __read_mostly;
+
+const struct rhashtable_params mrc_conn_params = {
+	.key_len = sizeof(u32),
+	.key_offset = offsetof(struct mrc_sock, lcid),
+	.head_offset = offsetof(struct mrc_sock, hnode),
+	.automatic_shrinking = true,
+};
 
 /**
  * mrc_net() - the MRC state of a network namespace
@@ -20,23 +33,70 @@ struct mrc_net *mrc_net(const struct net *net)
 	return net_generic(net, mrc_net_id);
 }
 
+static int mrc_udp_sock_create(struct net *net, struct mrc_net *mn)
+{
+	struct udp_tunnel_sock_cfg tcfg = {
+		.sk_user_data = mn,
+		.encap_type = 1,
+		.encap_rcv = mrc_udp_rcv,
+	};
+	struct udp_port_cfg cfg = {
+		.family = AF_INET6,
+		.local_ip6 = IN6ADDR_ANY_INIT,
+		.local_udp_port = htons(mrc_udp_port),
+		.ipv6_v6only = 1,
+		.use_udp6_tx_checksums = 1,
+		.use_udp6_rx_checksums = 1,
+	};
+	int err;
+
+	err = udp_sock_create(net, &cfg, &mn->udp_sock);
+	if (err)
+		return err;
+	setup_udp_tunnel_sock(net, mn->udp_sock, &tcfg);
+	return 0;
+}
+
 static int __net_init mrc_net_init(struct net *net)
 {
 	struct mrc_net *mn = mrc_net(net);
 	unsigned int i;
+	int err;
 
 	spin_lock_init(&mn->bind_lock);
 	for (i = 0; i < ARRAY_SIZE(mn->bind_hash); i++)
 		INIT_HLIST_HEAD(&mn->bind_hash[i]);
+
+	err = rhashtable_init(&mn->conns, &mrc_conn_params);
+	if (err)
+		return err;
+	err = mrc_mib_init(net);
+	if (err)
+		goto err_conns;
+	err = mrc_udp_sock_create(net, mn);
+	if (err) {
+		pr_err("cannot bind UDP port %u: %d\n", mrc_udp_port, err);
+		goto err_mib;
+	}
 	return 0;
+
+err_mib:
+	mrc_mib_exit(net);
+err_conns:
+	rhashtable_destroy(&mn->conns);
+	return err;
 }
 
 static void __net_exit mrc_net_exit(struct net *net)
 {
 	struct mrc_net *mn = mrc_net(net);
 
-	/* Every user socket holds a reference on its namespace. */
+	/* Every MRC socket, orphans included, holds its namespace. */
 	WARN_ON_ONCE(mn->nr_bound);
+	WARN_ON_ONCE(atomic_read(&mn->conns.nelems));
+	udp_tunnel_sock_release(mn->udp_sock);
+	mrc_mib_exit(net);
+	rhashtable_destroy(&mn->conns);
 }
 
 static struct pernet_operations mrc_net_ops = {

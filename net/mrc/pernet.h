@@ -6,6 +6,8 @@
 
 #include "mrc_types.h"
 
+extern const struct rhashtable_params mrc_conn_params;
+
 struct mrc_net *mrc_net(const struct net *net);
 int mrc_pernet_init(void);
 void mrc_pernet_exit(void);

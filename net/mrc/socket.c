@@ -1,24 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * AF_MRC socket glue: creation, bind and the proto_ops table.
+ * AF_MRC socket glue: the proto_ops table, from socket() to close().
  */
 #include <linux/hash.h>
 #include <linux/mrc.h>
 #include <linux/net.h>
 #include <linux/random.h>
+#include <linux/sched/signal.h>
 #include <net/addrconf.h>
 #include <net/ip.h>
 #include <net/sock.h>
 
+#include "mrc_compat.h"
+#include "conn.h"
+#include "input.h"
+#include "output.h"
+#include "params.h"
 #include "pernet.h"
 #include "socket.h"
-
-int mrc_family __read_mostly = AF_MRC;
-
-static struct mrc_sock *mrc_sk(const struct sock *sk)
-{
-	return container_of(sk, struct mrc_sock, sk);
-}
 
 static struct hlist_head *mrc_bind_bucket(struct mrc_net *mn, __be16 port)
 {
@@ -72,9 +71,84 @@ static __be16 mrc_pick_port(struct net *net, struct mrc_net *mn,
 	return 0;
 }
 
-/* Find the interface a bind() address lives on, and check it is ours. */
-static int mrc_bind_check_addr(struct net *net, const struct sockaddr_mrc *sa,
-			       int *ifindex)
+/* Bind a locked, unbound socket; port 0 picks a free one. */
+static int mrc_do_bind(struct sock *sk, const struct in6_addr *addr,
+		       __be16 port, int ifindex)
+{
+	struct mrc_net *mn = mrc_net(sock_net(sk));
+	struct mrc_sock *msk = mrc_sk(sk);
+	int err = 0;
+
+	spin_lock_bh(&mn->bind_lock);
+	if (!port)
+		port = mrc_pick_port(sock_net(sk), mn, addr, ifindex);
+	else if (mrc_port_in_use(mn, port, addr, ifindex))
+		port = 0;
+	if (port) {
+		msk->laddr = *addr;
+		msk->lport = port;
+		sk->sk_bound_dev_if = ifindex;
+		hlist_add_head_rcu(&msk->bind_node, mrc_bind_bucket(mn, port));
+		mn->nr_bound++;
+	} else {
+		err = -EADDRINUSE;
+	}
+	spin_unlock_bh(&mn->bind_lock);
+	return err;
+}
+
+static int mrc_autobind(struct sock *sk)
+{
+	if (mrc_sk(sk)->lport)
+		return 0;
+	return mrc_do_bind(sk, &in6addr_any, 0, sk->sk_bound_dev_if);
+}
+
+static void mrc_unbind(struct sock *sk)
+{
+	struct mrc_net *mn = mrc_net(sock_net(sk));
+	struct mrc_sock *msk = mrc_sk(sk);
+
+	if (hlist_unhashed(&msk->bind_node))
+		return;
+	spin_lock_bh(&mn->bind_lock);
+	hlist_del_init_rcu(&msk->bind_node);
+	mn->nr_bound--;
+	spin_unlock_bh(&mn->bind_lock);
+}
+
+/**
+ * mrc_listener_lookup() - find the listener a SYN is for
+ * @net: namespace
+ * @port: destination MRC port of the SYN
+ * @addr: destination address of the SYN
+ *
+ * Return: the listening socket with a reference held, or NULL.
+ */
+struct sock *mrc_listener_lookup(struct net *net, __be16 port,
+				 const struct in6_addr *addr)
+{
+	struct mrc_net *mn = mrc_net(net);
+	struct mrc_sock *msk;
+	struct sock *sk = NULL;
+
+	rcu_read_lock();
+	hlist_for_each_entry_rcu(msk, mrc_bind_bucket(mn, port), bind_node) {
+		if (msk->lport != port || READ_ONCE(msk->state) != MRC_LISTEN)
+			continue;
+		if (!ipv6_addr_any(&msk->laddr) && !ipv6_addr_equal(&msk->laddr, addr))
+			continue;
+		if (refcount_inc_not_zero(&msk->sk.sk_refcnt))
+			sk = &msk->sk;
+		break;
+	}
+	rcu_read_unlock();
+	return sk;
+}
+
+/* Find the interface of a local address, and check it is ours. */
+static int mrc_check_local(struct net *net, const struct sockaddr_mrc *sa,
+			   int *ifindex)
 {
 	int type = ipv6_addr_type(&sa->smrc_addr);
 	struct net_device *dev = NULL;
@@ -110,10 +184,7 @@ static int mrc_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len)
 {
 	struct sockaddr_mrc *sa = (struct sockaddr_mrc *)uaddr;
 	struct sock *sk = sock->sk;
-	struct mrc_sock *msk = mrc_sk(sk);
 	struct net *net = sock_net(sk);
-	struct mrc_net *mn = mrc_net(net);
-	__be16 port;
 	int ifindex;
 	int err;
 
@@ -122,52 +193,20 @@ static int mrc_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len)
 	if (sa->smrc_family != mrc_family)
 		return -EAFNOSUPPORT;
 
-	err = mrc_bind_check_addr(net, sa, &ifindex);
+	err = mrc_check_local(net, sa, &ifindex);
 	if (err)
 		return err;
-
-	port = sa->smrc_port;
-	if (port && inet_port_requires_bind_service(net, ntohs(port)) &&
+	if (sa->smrc_port && inet_port_requires_bind_service(net, ntohs(sa->smrc_port)) &&
 	    !ns_capable(net->user_ns, CAP_NET_BIND_SERVICE))
 		return -EACCES;
 
 	lock_sock(sk);
-	if (msk->lport) {
+	if (mrc_sk(sk)->lport || mrc_sk(sk)->state != MRC_CLOSED)
 		err = -EINVAL;
-		goto out;
-	}
-	spin_lock_bh(&mn->bind_lock);
-	if (!port)
-		port = mrc_pick_port(net, mn, &sa->smrc_addr, ifindex);
-	else if (mrc_port_in_use(mn, port, &sa->smrc_addr, ifindex))
-		port = 0;
-	if (port) {
-		msk->laddr = sa->smrc_addr;
-		msk->lport = port;
-		sk->sk_bound_dev_if = ifindex;
-		hlist_add_head(&msk->bind_node, mrc_bind_bucket(mn, port));
-		mn->nr_bound++;
-	} else {
-		err = -EADDRINUSE;
-	}
-	spin_unlock_bh(&mn->bind_lock);
-out:
+	else
+		err = mrc_do_bind(sk, &sa->smrc_addr, sa->smrc_port, ifindex);
 	release_sock(sk);
 	return err;
-}
-
-static void mrc_unbind(struct sock *sk)
-{
-	struct mrc_net *mn = mrc_net(sock_net(sk));
-	struct mrc_sock *msk = mrc_sk(sk);
-
-	if (!msk->lport)
-		return;
-	spin_lock_bh(&mn->bind_lock);
-	hlist_del_init(&msk->bind_node);
-	mn->nr_bound--;
-	spin_unlock_bh(&mn->bind_lock);
-	msk->lport = 0;
 }
 
 static int mrc_getname(struct socket *sock, struct sockaddr *uaddr, int peer)
@@ -175,43 +214,606 @@ static int mrc_getname(struct socket *sock, struct sockaddr *uaddr, int peer)
 	struct sockaddr_mrc *sa = (struct sockaddr_mrc *)uaddr;
 	struct sock *sk = sock->sk;
 	struct mrc_sock *msk = mrc_sk(sk);
-
-	if (peer)
-		return -ENOTCONN;
+	int err = sizeof(*sa);
 
 	memset(sa, 0, sizeof(*sa));
 	sa->smrc_family = mrc_family;
 	lock_sock(sk);
-	sa->smrc_port = msk->lport;
-	sa->smrc_addr = msk->laddr;
-	if (ipv6_addr_type(&msk->laddr) & IPV6_ADDR_LINKLOCAL)
+	if (peer) {
+		if (msk->state != MRC_ESTABLISHED) {
+			err = -ENOTCONN;
+			goto out;
+		}
+		sa->smrc_port = msk->dport;
+		sa->smrc_addr = msk->daddr;
+	} else {
+		sa->smrc_port = msk->lport;
+		sa->smrc_addr = msk->rcid ? msk->saddr : msk->laddr;
+	}
+	if (ipv6_addr_type(&sa->smrc_addr) & IPV6_ADDR_LINKLOCAL)
 		sa->smrc_scope_id = sk->sk_bound_dev_if;
+out:
 	release_sock(sk);
-	return sizeof(*sa);
+	return err;
+}
+
+static int mrc_listen(struct socket *sock, int backlog)
+{
+	struct sock *sk = sock->sk;
+	struct mrc_sock *msk = mrc_sk(sk);
+	int err;
+
+	lock_sock(sk);
+	err = -EINVAL;
+	if (sock->state != SS_UNCONNECTED ||
+	    (msk->state != MRC_CLOSED && msk->state != MRC_LISTEN))
+		goto out;
+	err = mrc_autobind(sk);
+	if (err)
+		goto out;
+	WRITE_ONCE(sk->sk_max_ack_backlog, backlog);
+	msk->accept_closed = false;
+	WRITE_ONCE(msk->state, MRC_LISTEN);
+	sk->sk_state = MRC_LISTEN;
+out:
+	release_sock(sk);
+	return err;
+}
+
+/* Abort every child of a listener that stops; their references go. */
+static void mrc_listen_stop(struct sock *sk)
+{
+	struct mrc_sock *msk = mrc_sk(sk), *cmsk, *tmp;
+	LIST_HEAD(children);
+
+	spin_lock_bh(&msk->accept_lock);
+	msk->accept_closed = true;
+	list_splice_init(&msk->pending, &children);
+	list_splice_init(&msk->accept_q, &children);
+	msk->nr_pending = 0;
+	WRITE_ONCE(sk->sk_ack_backlog, 0);
+	spin_unlock_bh(&msk->accept_lock);
+	WRITE_ONCE(msk->state, MRC_CLOSED);
+	sk->sk_state = MRC_CLOSED;
+
+	list_for_each_entry_safe(cmsk, tmp, &children, accept_node) {
+		struct sock *child = &cmsk->sk;
+
+		list_del_init(&cmsk->accept_node);
+		lock_sock_nested(child, SINGLE_DEPTH_NESTING);
+		cmsk->parent = NULL;
+		mrc_conn_abort(child, 0, true);
+		sock_set_flag(child, SOCK_DEAD);
+		release_sock(child);
+		sock_put(sk);
+		sock_put(child);
+	}
+}
+
+static struct sock *mrc_accept_dequeue(struct sock *sk)
+{
+	struct mrc_sock *msk = mrc_sk(sk), *cmsk;
+
+	spin_lock_bh(&msk->accept_lock);
+	cmsk = list_first_entry_or_null(&msk->accept_q, struct mrc_sock,
+					accept_node);
+	if (cmsk) {
+		list_del_init(&cmsk->accept_node);
+		sk_acceptq_removed(sk);
+	}
+	spin_unlock_bh(&msk->accept_lock);
+	return cmsk ? &cmsk->sk : NULL;
+}
+
+static int mrc_do_accept(struct socket *sock, struct socket *newsock, int flags)
+{
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	struct sock *sk = sock->sk, *child;
+	struct mrc_sock *msk = mrc_sk(sk);
+	long timeo;
+	int err = 0;
+
+	lock_sock(sk);
+	timeo = sock_rcvtimeo(sk, flags & O_NONBLOCK);
+	add_wait_queue(sk_sleep(sk), &wait);
+	while (!(child = mrc_accept_dequeue(sk))) {
+		if (msk->state != MRC_LISTEN) {
+			err = -EINVAL;
+			break;
+		}
+		if (!timeo) {
+			err = -EAGAIN;
+			break;
+		}
+		if (signal_pending(current)) {
+			err = sock_intr_errno(timeo);
+			break;
+		}
+		sk_wait_event(sk, &timeo, !list_empty(&msk->accept_q) ||
+			      msk->state != MRC_LISTEN, &wait);
+	}
+	remove_wait_queue(sk_sleep(sk), &wait);
+	release_sock(sk);
+	if (!child)
+		return err;
+
+	lock_sock(child);
+	mrc_sk(child)->parent = NULL;
+	sock_graft(child, newsock);
+	newsock->state = SS_CONNECTED;
+	release_sock(child);
+	sock_put(sk);
+	return 0;
+}
+
+static int mrc_accept(struct socket *sock, struct socket *newsock,
+		      MRC_ACCEPT_ARGS)
+{
+	return mrc_do_accept(sock, newsock, MRC_ACCEPT_FLAGS);
+}
+
+static int mrc_connect(struct socket *sock, struct sockaddr *uaddr,
+		       int addr_len, int flags)
+{
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	struct sockaddr_mrc *sa = (struct sockaddr_mrc *)uaddr;
+	struct sock *sk = sock->sk;
+	struct mrc_sock *msk = mrc_sk(sk);
+	struct in6_addr saddr;
+	long timeo;
+	int type, err;
+
+	if (addr_len < (int)sizeof(*sa))
+		return -EINVAL;
+	if (sa->smrc_family != mrc_family)
+		return -EAFNOSUPPORT;
+	type = ipv6_addr_type(&sa->smrc_addr);
+	if (type == IPV6_ADDR_ANY || (type & (IPV6_ADDR_MULTICAST | IPV6_ADDR_MAPPED)) ||
+	    !sa->smrc_port)
+		return -EINVAL;
+	if ((type & IPV6_ADDR_LINKLOCAL) && !sa->smrc_scope_id)
+		return -EINVAL;
+
+	lock_sock(sk);
+	switch (msk->state) {
+	case MRC_ESTABLISHED:
+		err = -EISCONN;
+		goto out;
+	case MRC_SYN_SENT:
+		err = -EALREADY;
+		if (flags & O_NONBLOCK)
+			goto out;
+		goto wait;
+	case MRC_CLOSED:
+		if (sock->state == SS_CONNECTED) {
+			err = -EISCONN;
+			goto out;
+		}
+		break;
+	default:
+		err = -EINVAL;
+		goto out;
+	}
+
+	err = mrc_autobind(sk);
+	if (err)
+		goto out;
+	if ((type & IPV6_ADDR_LINKLOCAL) && !sk->sk_bound_dev_if)
+		sk->sk_bound_dev_if = sa->smrc_scope_id;
+	msk->daddr = sa->smrc_addr;
+	msk->dport = sa->smrc_port;
+	saddr = msk->laddr;
+	msk->mss = mrc_route_mss(sk, &saddr);
+	if (!msk->mss) {
+		err = -ENETUNREACH;
+		goto out;
+	}
+	msk->saddr = saddr;
+
+	mrc_tx_purge(sk);
+	mrc_rx_purge(sk);
+	mrc_conn_init(sk);
+	msk->fin = 0;
+	msk->rcid = 0;
+	msk->retries = 0;
+	msk->backoff = 0;
+	msk->snd_isn = get_random_u32();
+	msk->snd_una = msk->snd_isn;
+	msk->snd_nxt = msk->snd_isn;
+	err = mrc_conn_hash(sk);
+	if (err)
+		goto out;
+	WRITE_ONCE(sk->sk_err, 0);
+	sk->sk_shutdown = 0;
+	WRITE_ONCE(msk->state, MRC_SYN_SENT);
+	sk->sk_state = MRC_SYN_SENT;
+	sock->state = SS_CONNECTING;
+	mrc_send_syn(sk, MRC_PKT_SYN, 0);
+	mrc_arm_rto(sk);
+
+wait:
+	timeo = sock_sndtimeo(sk, flags & O_NONBLOCK);
+	err = -EINPROGRESS;
+	add_wait_queue(sk_sleep(sk), &wait);
+	while (msk->state == MRC_SYN_SENT && timeo) {
+		if (signal_pending(current)) {
+			err = sock_intr_errno(timeo);
+			break;
+		}
+		sk_wait_event(sk, &timeo, msk->state != MRC_SYN_SENT, &wait);
+	}
+	remove_wait_queue(sk_sleep(sk), &wait);
+	if (msk->state == MRC_ESTABLISHED) {
+		sock->state = SS_CONNECTED;
+		err = 0;
+	} else if (msk->state == MRC_CLOSED) {
+		sock->state = SS_UNCONNECTED;
+		err = sock_error(sk) ?: -ECONNREFUSED;
+	}
+out:
+	release_sock(sk);
+	return err;
+}
+
+/* Wait, with the socket lock dropped, until cond(sk) or an error. */
+static int mrc_wait(struct sock *sk, long *timeo, bool (*cond)(struct sock *))
+{
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	int err = 0;
+
+	add_wait_queue(sk_sleep(sk), &wait);
+	if (!*timeo)
+		err = -EAGAIN;
+	else if (signal_pending(current))
+		err = sock_intr_errno(*timeo);
+	else
+		sk_wait_event(sk, timeo, cond(sk), &wait);
+	remove_wait_queue(sk_sleep(sk), &wait);
+	return err;
+}
+
+static bool mrc_sendable(struct sock *sk)
+{
+	u8 state = mrc_sk(sk)->state;
+
+	return READ_ONCE(sk->sk_err) || (sk->sk_shutdown & SEND_SHUTDOWN) ||
+	       (state != MRC_SYN_SENT &&
+		(state != MRC_ESTABLISHED ||
+		 sk_wmem_alloc_get(sk) < READ_ONCE(sk->sk_sndbuf)));
+}
+
+static int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
+{
+	struct sock *sk = sock->sk;
+	struct mrc_sock *msk = mrc_sk(sk);
+	struct sk_buff_head q;
+	struct sk_buff *skb;
+	u32 off = 0, plen;
+	long timeo;
+	int err;
+
+	if (msg->msg_flags & ~(MSG_DONTWAIT | MSG_NOSIGNAL | MSG_EOR | MSG_CMSG_COMPAT))
+		return -EOPNOTSUPP;
+	if (len > MRC_MSG_MAX)
+		return -EMSGSIZE;
+
+	__skb_queue_head_init(&q);
+	lock_sock(sk);
+	timeo = sock_sndtimeo(sk, msg->msg_flags & MSG_DONTWAIT);
+	for (;;) {
+		err = sock_error(sk);
+		if (err)
+			goto out;
+		err = -EPIPE;
+		if (sk->sk_shutdown & SEND_SHUTDOWN)
+			goto out;
+		err = -ENOTCONN;
+		if (msk->state != MRC_ESTABLISHED && msk->state != MRC_SYN_SENT)
+			goto out;
+		if (msk->state == MRC_ESTABLISHED &&
+		    sk_wmem_alloc_get(sk) < READ_ONCE(sk->sk_sndbuf))
+			break;
+		set_bit(SOCK_NOSPACE, &sock->flags);
+		err = mrc_wait(sk, &timeo, mrc_sendable);
+		if (err)
+			goto out;
+	}
+
+	/* The whole message is queued at once: at most one message over
+	 * SO_SNDBUF, and never half a message.
+	 */
+	do {
+		plen = min_t(u32, len - off, msk->mss);
+		skb = alloc_skb(MRC_HEADROOM + plen, sk->sk_allocation);
+		err = -ENOBUFS;
+		if (!skb)
+			goto out;
+		skb_reserve(skb, MRC_HEADROOM);
+		__skb_queue_tail(&q, skb);
+		err = memcpy_from_msg(skb_put(skb, plen), msg, plen);
+		if (err)
+			goto out;
+		skb_set_owner_w(skb, sk);
+		__skb_header_release(skb);
+		memset(MRC_TX_CB(skb), 0, sizeof(struct mrc_tx_cb));
+		MRC_TX_CB(skb)->msn = msk->snd_msn;
+		MRC_TX_CB(skb)->offset = off;
+		MRC_TX_CB(skb)->msg_len = len;
+		MRC_TX_CB(skb)->len = plen;
+		off += plen;
+	} while (off < len);
+
+	skb_queue_splice_tail_init(&q, &sk->sk_write_queue);
+	msk->snd_msn++;
+	msk->stats.msgs_sent++;
+	msk->stats.bytes_sent += len;
+	mrc_push(sk);
+	err = len;
+out:
+	__skb_queue_purge(&q);
+	if (err == -EPIPE && !(msg->msg_flags & MSG_NOSIGNAL))
+		send_sig(SIGPIPE, current, 0);
+	release_sock(sk);
+	return err;
+}
+
+static bool mrc_readable(struct sock *sk)
+{
+	return !skb_queue_empty(&sk->sk_receive_queue) || READ_ONCE(sk->sk_err) ||
+	       (sk->sk_shutdown & RCV_SHUTDOWN) ||
+	       (mrc_sk(sk)->state != MRC_ESTABLISHED &&
+		mrc_sk(sk)->state != MRC_SYN_SENT);
+}
+
+/* The application freed receive buffer: reopen a window that was closing. */
+static void mrc_window_update(struct sock *sk)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+	u32 step = max_t(u32, READ_ONCE(sk->sk_rcvbuf) / 8, msk->mss);
+
+	if (msk->state == MRC_ESTABLISHED &&
+	    mrc_rcv_wnd(sk) >= msk->rcv_wnd_adv + step)
+		mrc_send_ack(sk, 0);
+}
+
+static int mrc_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,
+		       int flags)
+{
+	struct sock *sk = sock->sk;
+	struct mrc_sock *msk = mrc_sk(sk);
+	struct sk_buff *skb;
+	size_t copied;
+	long timeo;
+	int err;
+
+	if (flags & ~(MSG_DONTWAIT | MSG_PEEK | MSG_TRUNC | MSG_WAITALL |
+		      MSG_NOSIGNAL | MSG_CMSG_COMPAT))
+		return -EOPNOTSUPP;
+
+	lock_sock(sk);
+	timeo = sock_rcvtimeo(sk, flags & MSG_DONTWAIT);
+	while (!(skb = skb_peek(&sk->sk_receive_queue))) {
+		err = sock_error(sk);
+		if (err)
+			goto out;
+		err = 0;
+		if (sk->sk_shutdown & RCV_SHUTDOWN)
+			goto out;
+		err = -ENOTCONN;
+		if (msk->state != MRC_ESTABLISHED && msk->state != MRC_SYN_SENT)
+			goto out;
+		err = mrc_wait(sk, &timeo, mrc_readable);
+		if (err)
+			goto out;
+	}
+
+	copied = min_t(size_t, size, skb->len);
+	err = skb_copy_datagram_msg(skb, 0, msg, copied);
+	if (err)
+		goto out;
+	if (copied < skb->len)
+		msg->msg_flags |= MSG_TRUNC;
+	if (msg->msg_name) {
+		DECLARE_SOCKADDR(struct sockaddr_mrc *, sa, msg->msg_name);
+
+		memset(sa, 0, sizeof(*sa));
+		sa->smrc_family = mrc_family;
+		sa->smrc_port = msk->dport;
+		sa->smrc_addr = msk->daddr;
+		msg->msg_namelen = sizeof(*sa);
+	}
+	err = (flags & MSG_TRUNC) ? skb->len : copied;
+	if (!(flags & MSG_PEEK)) {
+		__skb_unlink(skb, &sk->sk_receive_queue);
+		kfree_skb(skb);
+		mrc_window_update(sk);
+	}
+out:
+	release_sock(sk);
+	return err;
+}
+
+static __poll_t mrc_poll(struct file *file, struct socket *sock,
+			 poll_table *wait)
+{
+	struct sock *sk = sock->sk;
+	struct mrc_sock *msk = mrc_sk(sk);
+	u8 state, shutdown;
+	__poll_t mask = 0;
+
+	sock_poll_wait(file, sock, wait);
+	state = READ_ONCE(msk->state);
+	if (state == MRC_LISTEN)
+		return list_empty_careful(&msk->accept_q) ? 0 : EPOLLIN | EPOLLRDNORM;
+
+	shutdown = READ_ONCE(sk->sk_shutdown);
+	if (READ_ONCE(sk->sk_err))
+		mask |= EPOLLERR;
+	if (shutdown == SHUTDOWN_MASK || state == MRC_CLOSED)
+		mask |= EPOLLHUP;
+	if (shutdown & RCV_SHUTDOWN)
+		mask |= EPOLLIN | EPOLLRDNORM | EPOLLRDHUP;
+	if (!skb_queue_empty_lockless(&sk->sk_receive_queue))
+		mask |= EPOLLIN | EPOLLRDNORM;
+	if (state == MRC_ESTABLISHED && !(shutdown & SEND_SHUTDOWN)) {
+		if (sk_wmem_alloc_get(sk) < READ_ONCE(sk->sk_sndbuf))
+			mask |= EPOLLOUT | EPOLLWRNORM;
+		else
+			set_bit(SOCK_NOSPACE, &sock->flags);
+	}
+	return mask;
+}
+
+static int mrc_shutdown(struct socket *sock, int how)
+{
+	struct sock *sk = sock->sk;
+	int err = 0;
+
+	how++;
+	if (how & ~SHUTDOWN_MASK || !how)
+		return -EINVAL;
+	lock_sock(sk);
+	if (mrc_sk(sk)->state != MRC_ESTABLISHED) {
+		err = -ENOTCONN;
+		goto out;
+	}
+	sk->sk_shutdown |= how;
+	if (how & SEND_SHUTDOWN)
+		mrc_push(sk);
+	sk->sk_state_change(sk);
+out:
+	release_sock(sk);
+	return err;
+}
+
+static bool mrc_fin_done(struct sock *sk)
+{
+	return (mrc_sk(sk)->fin & MRC_FIN_ACKED) ||
+	       mrc_sk(sk)->state != MRC_ESTABLISHED;
 }
 
 static int mrc_release(struct socket *sock)
 {
 	struct sock *sk = sock->sk;
+	struct mrc_sock *msk;
+	long timeo;
 
 	if (!sk)
 		return 0;
+	msk = mrc_sk(sk);
 
 	lock_sock(sk);
+	switch (msk->state) {
+	case MRC_LISTEN:
+		mrc_listen_stop(sk);
+		break;
+	case MRC_SYN_SENT:
+		mrc_conn_abort(sk, 0, true);
+		break;
+	case MRC_ESTABLISHED:
+		/* Unread messages, or SO_LINGER 0: reset, as TCP does. */
+		if (!skb_queue_empty(&sk->sk_receive_queue) ||
+		    (sock_flag(sk, SOCK_LINGER) && !sk->sk_lingertime)) {
+			mrc_conn_abort(sk, 0, true);
+			break;
+		}
+		sk->sk_shutdown = SHUTDOWN_MASK;
+		mrc_push(sk);
+		if (sock_flag(sk, SOCK_LINGER)) {
+			timeo = sk->sk_lingertime;
+			while (!mrc_fin_done(sk) && !mrc_wait(sk, &timeo, mrc_fin_done))
+				;
+		}
+		break;
+	}
 	mrc_unbind(sk);
 	sock_orphan(sk);
+	mrc_conn_maybe_done(sk);
 	release_sock(sk);
-
-	sock_prot_inuse_add(sock_net(sk), sk->sk_prot, -1);
 	sock->sk = NULL;
 	sock_put(sk);
 	return 0;
+}
+
+static void mrc_fill_info(struct sock *sk, struct mrc_info *info)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+	const struct mrc_stats *st = &msk->stats;
+
+	info->mrci_state = msk->state;
+	info->mrci_shutdown = sk->sk_shutdown;
+	info->mrci_fin_flags = msk->fin;
+	info->mrci_mss = msk->mss;
+	info->mrci_srtt_us = msk->srtt_us;
+	info->mrci_rttvar_us = msk->rttvar_us;
+	info->mrci_rto_us = mrc_rto_us(sk);
+	info->mrci_cwnd = msk->cwnd;
+	info->mrci_ssthresh = msk->ssthresh;
+	info->mrci_inflight = msk->outstanding - msk->lost;
+	info->mrci_peer_rwnd = msk->peer_rwnd;
+	info->mrci_rcv_wnd = mrc_rcv_wnd(sk);
+	info->mrci_local_cid = msk->lcid;
+	info->mrci_remote_cid = msk->rcid;
+	info->mrci_bytes_sent = st->bytes_sent;
+	info->mrci_bytes_acked = st->bytes_acked;
+	info->mrci_bytes_received = st->bytes_received;
+	info->mrci_msgs_sent = st->msgs_sent;
+	info->mrci_msgs_received = st->msgs_received;
+	info->mrci_pkts_sent = st->pkts_sent;
+	info->mrci_pkts_retrans = st->pkts_retrans;
+	info->mrci_pkts_received = st->pkts_received;
+	info->mrci_pkts_dup = st->pkts_dup;
+	info->mrci_sack_recovered = st->sack_recovered;
+	info->mrci_rtos = st->rtos;
+	info->mrci_ecn_marks = st->ecn_marks;
+}
+
+static int mrc_getsockopt(struct socket *sock, int level, int optname,
+			  char __user *optval, int __user *optlen)
+{
+	struct mrc_info info;
+	int len;
+
+	if (level != SOL_MRC || optname != MRC_INFO)
+		return -ENOPROTOOPT;
+	if (get_user(len, optlen))
+		return -EFAULT;
+	if (len < 0)
+		return -EINVAL;
+	memset(&info, 0, sizeof(info));
+	lock_sock(sock->sk);
+	mrc_fill_info(sock->sk, &info);
+	release_sock(sock->sk);
+	len = min_t(int, len, sizeof(info));
+	if (copy_to_user(optval, &info, len) || put_user(len, optlen))
+		return -EFAULT;
+	return 0;
+}
+
+static int mrc_setsockopt(struct socket *sock, int level, int optname,
+			  sockptr_t optval, unsigned int optlen)
+{
+	return -ENOPROTOOPT;
+}
+
+static void mrc_sock_destruct(struct sock *sk)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+
+	WARN_ON_ONCE(msk->hashed);
+	__skb_queue_purge(&sk->sk_receive_queue);
+	mrc_tx_purge(sk);
+	mrc_rx_purge(sk);
+	dst_cache_destroy(&msk->dst_cache);
+	sock_prot_inuse_add(sock_net(sk), sk->sk_prot, -1);
 }
 
 static struct proto mrc_proto = {
 	.name = "MRC",
 	.owner = THIS_MODULE,
 	.obj_size = sizeof(struct mrc_sock),
+	.backlog_rcv = mrc_backlog_rcv,
+	.release_cb = mrc_release_cb,
 };
 
 /* The socket layer never reads .family here: sockets carry mrc_family. */
@@ -220,40 +822,132 @@ static const struct proto_ops mrc_proto_ops = {
 	.owner = THIS_MODULE,
 	.release = mrc_release,
 	.bind = mrc_bind,
-	.connect = sock_no_connect,
+	.connect = mrc_connect,
 	.socketpair = sock_no_socketpair,
-	.accept = sock_no_accept,
+	.accept = mrc_accept,
 	.getname = mrc_getname,
+	.poll = mrc_poll,
 	.ioctl = sock_no_ioctl,
-	.listen = sock_no_listen,
-	.shutdown = sock_no_shutdown,
-	.sendmsg = sock_no_sendmsg,
-	.recvmsg = sock_no_recvmsg,
+	.listen = mrc_listen,
+	.shutdown = mrc_shutdown,
+	.setsockopt = mrc_setsockopt,
+	.getsockopt = mrc_getsockopt,
+	.sendmsg = mrc_sendmsg,
+	.recvmsg = mrc_recvmsg,
 	.mmap = sock_no_mmap,
 };
 
-static int mrc_create(struct net *net, struct socket *sock, int protocol,
-		      int kern)
+static struct sock *mrc_sock_alloc(struct net *net, struct socket *sock,
+				   gfp_t gfp, int kern)
 {
 	struct mrc_sock *msk;
 	struct sock *sk;
 
+	sk = sk_alloc(net, mrc_family, gfp, &mrc_proto, kern);
+	if (!sk)
+		return NULL;
+	sock_init_data(sock, sk);
+	msk = mrc_sk(sk);
+	if (dst_cache_init(&msk->dst_cache, gfp)) {
+		sk_free(sk);
+		return NULL;
+	}
+	INIT_HLIST_NODE(&msk->bind_node);
+	mrc_conn_init(sk);
+	sk->sk_state = MRC_CLOSED;
+	sk->sk_destruct = mrc_sock_destruct;
+	sk->sk_backlog_rcv = mrc_backlog_rcv;
+	sock_set_flag(sk, SOCK_RCU_FREE);
+	sock_prot_inuse_add(net, &mrc_proto, 1);
+	return sk;
+}
+
+/**
+ * mrc_child_create() - the connection a SYN opens on a listener
+ * @lsk: the listener, locked
+ * @laddr: destination address of the SYN
+ * @raddr: source address of the SYN
+ * @ifindex: interface it arrived on
+ * @syn: the SYN
+ *
+ * The child is hashed, in MRC_SYN_RECV, on the listener's pending list,
+ * and holds a reference on the listener.
+ *
+ * Return: the child, or NULL (counted) if it cannot be made.
+ */
+struct sock *mrc_child_create(struct sock *lsk, const struct in6_addr *laddr,
+			      const struct in6_addr *raddr, int ifindex,
+			      const struct mrc_syn *syn)
+{
+	struct mrc_sock *lmsk = mrc_sk(lsk), *cmsk;
+	struct net *net = sock_net(lsk);
+	struct in6_addr saddr = *laddr;
+	struct sock *child;
+
+	child = mrc_sock_alloc(net, NULL, GFP_ATOMIC, 0);
+	if (!child) {
+		MRC_INC(net, DROP_NOMEM);
+		return NULL;
+	}
+	cmsk = mrc_sk(child);
+	child->sk_rcvbuf = READ_ONCE(lsk->sk_rcvbuf);
+	child->sk_sndbuf = READ_ONCE(lsk->sk_sndbuf);
+	child->sk_rcvtimeo = READ_ONCE(lsk->sk_rcvtimeo);
+	child->sk_sndtimeo = READ_ONCE(lsk->sk_sndtimeo);
+	child->sk_mark = READ_ONCE(lsk->sk_mark);
+	child->sk_priority = READ_ONCE(lsk->sk_priority);
+	child->sk_userlocks = lsk->sk_userlocks;
+	child->sk_bound_dev_if = lsk->sk_bound_dev_if;
+	if (!child->sk_bound_dev_if &&
+	    (ipv6_addr_type(raddr) & IPV6_ADDR_LINKLOCAL))
+		child->sk_bound_dev_if = ifindex;
+
+	cmsk->laddr = *laddr;
+	cmsk->lport = lmsk->lport;
+	cmsk->daddr = *raddr;
+	cmsk->dport = syn->sport;
+	cmsk->rcid = ntohl(syn->h.scid);
+	cmsk->rcv_nxt = ntohl(syn->isn);
+	cmsk->peer_rwnd = ntohl(syn->rwnd);
+	cmsk->mss = min_t(u32, mrc_route_mss(child, &saddr), ntohs(syn->mss));
+	cmsk->saddr = saddr;
+	cmsk->snd_isn = get_random_u32();
+	cmsk->snd_una = cmsk->snd_isn;
+	cmsk->snd_nxt = cmsk->snd_isn;
+	cmsk->state = MRC_SYN_RECV;
+	child->sk_state = MRC_SYN_RECV;
+	if (cmsk->mss < MRC_MSS_MIN) {
+		MRC_INC(net, TX_NO_ROUTE);
+		sock_put(child);
+		return NULL;
+	}
+	if (mrc_conn_hash(child)) {
+		MRC_INC(net, DROP_NOMEM);
+		sock_put(child);
+		return NULL;
+	}
+
+	/* The listener is locked and listening, so accept_closed is false. */
+	sock_hold(lsk);
+	cmsk->parent = lsk;
+	spin_lock_bh(&lmsk->accept_lock);
+	list_add_tail(&cmsk->accept_node, &lmsk->pending);
+	lmsk->nr_pending++;
+	spin_unlock_bh(&lmsk->accept_lock);
+	return child;
+}
+
+static int mrc_create(struct net *net, struct socket *sock, int protocol,
+		      int kern)
+{
 	if (sock->type != SOCK_SEQPACKET)
 		return -ESOCKTNOSUPPORT;
 	if (protocol)
 		return -EPROTONOSUPPORT;
 
-	sk = sk_alloc(net, mrc_family, GFP_KERNEL, &mrc_proto, kern);
-	if (!sk)
-		return -ENOMEM;
-
-	sock_init_data(sock, sk);
 	sock->ops = &mrc_proto_ops;
 	sock->state = SS_UNCONNECTED;
-	msk = mrc_sk(sk);
-	INIT_HLIST_NODE(&msk->bind_node);
-	sock_prot_inuse_add(net, &mrc_proto, 1);
-	return 0;
+	return mrc_sock_alloc(net, sock, GFP_KERNEL, kern) ? 0 : -ENOMEM;
 }
 
 static struct net_proto_family mrc_family_ops = {

@@ -3,9 +3,13 @@
 #define _MRC_SOCKET_H
 
 #include "mrc_types.h"
+#include "mrc_wire.h"
 
-extern int mrc_family;
-
+struct sock *mrc_listener_lookup(struct net *net, __be16 port,
+				 const struct in6_addr *addr);
+struct sock *mrc_child_create(struct sock *lsk, const struct in6_addr *laddr,
+			      const struct in6_addr *raddr, int ifindex,
+			      const struct mrc_syn *syn);
 int mrc_socket_init(void);
 void mrc_socket_exit(void);
 

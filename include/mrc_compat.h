@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The differences between the kernels MRC supports (6.1 and 6.12 LTS), in
+ * one place. net/mrc/Kbuild detects the features from the kernel headers.
+ */
+#ifndef _MRC_COMPAT_H
+#define _MRC_COMPAT_H
+
+#include <linux/net.h>
+
+/* 6.10 passes accept() its flags in struct proto_accept_arg. */
+#ifdef MRC_HAVE_PROTO_ACCEPT_ARG
+#define MRC_ACCEPT_ARGS		struct proto_accept_arg *arg
+#define MRC_ACCEPT_FLAGS	(arg->flags)
+#else
+#define MRC_ACCEPT_ARGS		int flags, bool kern
+#define MRC_ACCEPT_FLAGS	(flags)
+#endif
+
+#endif /* _MRC_COMPAT_H */

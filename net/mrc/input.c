@@ -1,0 +1,681 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * MRC receive path: from the UDP tunnel socket (softirq) to connections,
+ * then handshake, DATA placement and message reassembly, and ACKs.
+ */
+#include <linux/mrc.h>
+#include <linux/slab.h>
+#include <linux/udp.h>
+#include <net/inet_ecn.h>
+#include <net/ipv6.h>
+
+#include "conn.h"
+#include "input.h"
+#include "output.h"
+#include "params.h"
+#include "pernet.h"
+#include "socket.h"
+
+/* What the IPv6 header said, kept in skb->cb because a packet may wait in
+ * the socket backlog. DATA reuses cb (struct mrc_rx_cb) once placed.
+ */
+struct mrc_in_cb {
+	struct in6_addr saddr;
+	struct in6_addr daddr;
+	int ifindex;
+	bool ce;
+};
+
+#define MRC_IN_CB(skb)	((struct mrc_in_cb *)(skb)->cb)
+
+static unsigned int mrc_hdr_len(u8 type)
+{
+	switch (type) {
+	case MRC_PKT_DATA:
+		return sizeof(struct mrc_data);
+	case MRC_PKT_ACK:
+		return sizeof(struct mrc_ack);
+	case MRC_PKT_NACK:
+		return sizeof(struct mrc_nack);
+	case MRC_PKT_SYN:
+	case MRC_PKT_SYNACK:
+		return sizeof(struct mrc_syn);
+	case MRC_PKT_FIN:
+		return sizeof(struct mrc_fin);
+	case MRC_PKT_RST:
+		return sizeof(struct mrc_rst);
+	}
+	return 0;
+}
+
+static void mrc_reply_init(struct mrc_reply *r, struct sk_buff *skb)
+{
+	const struct mrc_hdr *h = (const struct mrc_hdr *)skb->data;
+
+	r->saddr = MRC_IN_CB(skb)->daddr;
+	r->daddr = MRC_IN_CB(skb)->saddr;
+	r->ifindex = ipv6_addr_type(&r->daddr) & IPV6_ADDR_LINKLOCAL ?
+		     MRC_IN_CB(skb)->ifindex : 0;
+	r->dcid = ntohl(h->scid);
+	r->scid = ntohl(h->dcid);
+	r->ev = ntohs(h->ev);
+}
+
+/**
+ * mrc_rx_purge() - drop every partly reassembled message
+ * @sk: the socket, locked
+ */
+void mrc_rx_purge(struct sock *sk)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+	struct mrc_rmsg *rmsg, *tmp;
+
+	list_for_each_entry_safe(rmsg, tmp, &msk->rmsgs, node) {
+		list_del(&rmsg->node);
+		__skb_queue_purge(&rmsg->frags);
+		kfree(rmsg);
+	}
+}
+
+/* Whole message: chain its payloads after the first on the frag_list. */
+static struct sk_buff *mrc_rmsg_to_skb(struct mrc_rmsg *rmsg)
+{
+	struct sk_buff *head = __skb_dequeue(&rmsg->frags);
+	struct sk_buff *frag, *prev = NULL;
+
+	while ((frag = __skb_dequeue(&rmsg->frags))) {
+		if (prev)
+			prev->next = frag;
+		else
+			skb_shinfo(head)->frag_list = frag;
+		prev = frag;
+		head->len += frag->len;
+		head->data_len += frag->len;
+	}
+	return head;
+}
+
+static void mrc_check_rcv_shutdown(struct sock *sk)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+
+	if ((msk->fin & MRC_FIN_RCVD) && msk->rcv_msn == msk->peer_final_msn &&
+	    !(sk->sk_shutdown & RCV_SHUTDOWN)) {
+		sk->sk_shutdown |= RCV_SHUTDOWN;
+		if (!sock_flag(sk, SOCK_DEAD))
+			sk->sk_state_change(sk);
+	}
+}
+
+/* Queue, in order, every complete message next in line. */
+static void mrc_deliver(struct sock *sk)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+	struct mrc_rmsg *rmsg;
+	bool any = false;
+
+	while ((rmsg = list_first_entry_or_null(&msk->rmsgs, struct mrc_rmsg, node)) &&
+	       rmsg->msn == msk->rcv_msn && rmsg->got == rmsg->len) {
+		list_del(&rmsg->node);
+		__skb_queue_tail(&sk->sk_receive_queue, mrc_rmsg_to_skb(rmsg));
+		msk->rcv_msn++;
+		msk->stats.msgs_received++;
+		msk->stats.bytes_received += rmsg->len;
+		MRC_INC(sock_net(sk), MSGS_DELIVERED);
+		kfree(rmsg);
+		any = true;
+	}
+	if (any && !sock_flag(sk, SOCK_DEAD))
+		sk->sk_data_ready(sk);
+	mrc_check_rcv_shutdown(sk);
+}
+
+static struct mrc_rmsg *mrc_rmsg_get(struct mrc_sock *msk, u32 msn, u32 len)
+{
+	struct mrc_rmsg *rmsg, *pos;
+
+	list_for_each_entry_reverse(pos, &msk->rmsgs, node) {
+		if (pos->msn == msn)
+			return pos->len == len ? pos : ERR_PTR(-EINVAL);
+		if (mrc_before(pos->msn, msn))
+			break;
+	}
+	rmsg = kmalloc(sizeof(*rmsg), GFP_ATOMIC);
+	if (!rmsg)
+		return ERR_PTR(-ENOMEM);
+	__skb_queue_head_init(&rmsg->frags);
+	rmsg->msn = msn;
+	rmsg->len = len;
+	rmsg->got = 0;
+	rmsg->mem = 0;
+	/* After @pos, which is the last message before @msn (or the head). */
+	list_add(&rmsg->node, &pos->node);
+	return rmsg;
+}
+
+static void mrc_rmsg_put_empty(struct mrc_rmsg *rmsg)
+{
+	if (skb_queue_empty(&rmsg->frags)) {
+		list_del(&rmsg->node);
+		kfree(rmsg);
+	}
+}
+
+/* Insert by offset. Walking back from the end, every fragment passed
+ * starts at or after our end; the walk stops at one that ends at or before
+ * our start. Anything else overlaps, which only a broken peer sends.
+ */
+static bool mrc_rmsg_insert(struct mrc_rmsg *rmsg, struct sk_buff *skb,
+			    u32 off, u32 len)
+{
+	struct sk_buff *pos;
+
+	skb_queue_reverse_walk(&rmsg->frags, pos) {
+		u32 poff = MRC_RX_CB(pos)->offset;
+
+		if (poff + pos->len <= off)
+			break;
+		if (poff < off + len || (!len && poff == off))
+			return false;
+	}
+	MRC_RX_CB(skb)->offset = off;
+	__skb_queue_after(&rmsg->frags, pos, skb);
+	return true;
+}
+
+static void mrc_rcv_data(struct sock *sk, struct sk_buff *skb)
+{
+	const struct mrc_data *d = (const struct mrc_data *)skb->data;
+	struct mrc_sock *msk = mrc_sk(sk);
+	struct net *net = sock_net(sk);
+	u32 psn = ntohl(d->psn), msn = ntohl(d->msn);
+	u32 off = ntohl(d->offset), mlen = ntohl(d->msg_len);
+	u32 plen = skb->len - sizeof(*d);
+	s32 k = psn - msk->rcv_nxt;
+	struct mrc_rmsg *rmsg;
+	bool hol;
+
+	MRC_INC(net, IN_DATA);
+	msk->stats.pkts_received++;
+	msk->ack_tsval = ntohl(d->tsval);
+	msk->ack_rx_us = mrc_now_us();
+	msk->ack_ev = ntohs(d->h.ev);
+	msk->ack_ce |= MRC_IN_CB(skb)->ce;
+
+	if (k < 0 || (k < MRC_WND && test_bit(k, msk->rcv_map))) {
+		msk->stats.pkts_dup++;
+		MRC_INC(net, DROP_DUP);
+		goto drop_ack;
+	}
+	if (k >= MRC_WND) {
+		MRC_INC(net, DROP_PSN_WINDOW);
+		goto drop_ack;
+	}
+	if (mlen > MRC_MSG_MAX || off > mlen || plen > mlen - off ||
+	    (!plen && mlen) || plen > msk->mss ||
+	    (u32)(msn - msk->rcv_msn) >= MRC_WND) {
+		MRC_INC(net, DROP_BAD_MSG);
+		goto drop;
+	}
+	if (sock_flag(sk, SOCK_DEAD)) {
+		/* New data for a socket nobody will read: reset, as TCP does. */
+		mrc_conn_abort(sk, 0, true);
+		goto drop;
+	}
+	if ((skb_has_frag_list(skb) && skb_linearize(skb)) ||
+	    skb_unclone(skb, GFP_ATOMIC)) {
+		MRC_INC(net, DROP_NOMEM);
+		goto drop;
+	}
+
+	rmsg = mrc_rmsg_get(msk, msn, mlen);
+	if (IS_ERR(rmsg)) {
+		if (PTR_ERR(rmsg) == -ENOMEM)
+			MRC_INC(net, DROP_NOMEM);
+		else
+			MRC_INC(net, DROP_BAD_MSG);
+		goto drop;
+	}
+	hol = msn == msk->rcv_msn;
+	if (!hol && atomic_read(&sk->sk_rmem_alloc) + skb->truesize >
+		    READ_ONCE(sk->sk_rcvbuf)) {
+		MRC_INC(net, DROP_RCVBUF);
+		mrc_rmsg_put_empty(rmsg);
+		goto drop_ack;
+	}
+	__skb_pull(skb, sizeof(*d));
+	if (!mrc_rmsg_insert(rmsg, skb, off, plen)) {
+		MRC_INC(net, DROP_BAD_MSG);
+		mrc_rmsg_put_empty(rmsg);
+		goto drop;
+	}
+	skb_dst_drop(skb);
+	skb_set_owner_r(skb, sk);
+	rmsg->got += plen;
+	rmsg->mem += skb->truesize;
+
+	set_bit(k, msk->rcv_map);
+	k = find_first_zero_bit(msk->rcv_map, MRC_WND);
+	if (k) {
+		bitmap_shift_right(msk->rcv_map, msk->rcv_map, k, MRC_WND);
+		msk->rcv_nxt += k;
+	}
+	if (rmsg->got == rmsg->len)
+		mrc_deliver(sk);
+
+	/* A hole, or a hole just filled, is reported at once. */
+	if (psn != msk->rcv_nxt - 1 || !bitmap_empty(msk->rcv_map, MRC_WND) ||
+	    ++msk->rcv_unacked >= mrc_ack_every)
+		mrc_send_ack(sk, 0);
+	else
+		mrc_arm_ack_timer(sk);
+	return;
+
+drop_ack:
+	mrc_send_ack(sk, 0);
+drop:
+	kfree_skb(skb);
+}
+
+/* A packet left the ring: acknowledged cumulatively or selectively. */
+static u32 mrc_tx_delivered(struct sock *sk, u32 psn, u32 now)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+	struct sk_buff **slot = &msk->txq[psn % MRC_WND];
+	struct sk_buff *skb = *slot;
+	struct mrc_tx_cb *cb;
+
+	if (!skb || MRC_TX_CB(skb)->psn != psn)
+		return 0;
+	cb = MRC_TX_CB(skb);
+	msk->stats.bytes_acked += cb->len;
+	if (mrc_after(cb->xmit_us, msk->rack_xmit_us) || !msk->rack_xmit_us) {
+		msk->rack_xmit_us = cb->xmit_us;
+		msk->rack_rtt_us = now - cb->xmit_us;
+	}
+	if (cb->xmits > 1 && !cb->via_rto) {
+		msk->stats.sack_recovered++;
+		MRC_INC(sock_net(sk), SACK_RECOVERED);
+	}
+	if (cb->lost)
+		msk->lost--;
+	msk->outstanding--;
+	msk->inflight_bytes -= cb->len;
+	*slot = NULL;
+	kfree_skb(skb);
+	return 1;
+}
+
+static void mrc_rcv_ack(struct sock *sk, struct sk_buff *skb)
+{
+	const struct mrc_ack *a = (const struct mrc_ack *)skb->data;
+	DECLARE_BITMAP(sack, MRC_SACK_BITS);
+	struct mrc_sock *msk = mrc_sk(sk);
+	struct net *net = sock_net(sk);
+	u32 cum = ntohl(a->cum_psn), now = mrc_now_us();
+	u16 flags = ntohs(a->h.flags);
+	u64 words[MRC_SACK_WORDS];
+	u32 delivered = 0, psn, tsecr;
+	unsigned long bit;
+	unsigned int i;
+
+	MRC_INC(net, IN_ACKS);
+	if (mrc_after(cum, msk->snd_nxt) || mrc_before(cum, msk->snd_isn)) {
+		MRC_INC(net, DROP_ACK_UNSENT);
+		return;
+	}
+	for (i = 0; i < MRC_SACK_WORDS; i++)
+		words[i] = be64_to_cpu(a->sack[i]);
+	bitmap_from_arr64(sack, words, MRC_SACK_BITS);
+	bit = find_last_bit(sack, MRC_SACK_BITS);
+	if (bit < MRC_SACK_BITS && !mrc_before(cum + 1 + bit, msk->snd_nxt)) {
+		MRC_INC(net, DROP_SACK_UNSENT);
+		return;
+	}
+
+	msk->retries = 0;
+	if (mrc_after(cum, msk->snd_una)) {
+		for (psn = msk->snd_una; mrc_before(psn, cum); psn++)
+			delivered += mrc_tx_delivered(sk, psn, now);
+		msk->snd_una = cum;
+	}
+	for_each_set_bit(bit, sack, MRC_SACK_BITS)
+		delivered += mrc_tx_delivered(sk, cum + 1 + bit, now);
+
+	if ((flags & MRC_F_FIN_ACK) && (msk->fin & MRC_FIN_SENT) &&
+	    !msk->outstanding && skb_queue_empty(&sk->sk_write_queue))
+		msk->fin |= MRC_FIN_ACKED;
+	if (flags & MRC_F_ECE) {
+		msk->stats.ecn_marks++;
+		MRC_INC(net, ECN_ECHOED);
+	}
+	tsecr = ntohl(a->tsecr);
+	if (tsecr && delivered) {
+		s32 rtt = now - tsecr - ntohl(a->svc_time_us);
+
+		if (rtt >= 0 && rtt < 60 * USEC_PER_SEC)
+			mrc_rtt_sample(sk, rtt);
+	}
+	if (!mrc_before(cum, msk->snd_una))
+		msk->peer_rwnd = ntohl(a->rwnd);
+
+	if (delivered) {
+		msk->backoff = 0;
+		mrc_cc_on_ack(sk, delivered);
+	}
+	if (msk->outstanding) {
+		if (delivered)
+			mrc_arm_rto(sk);
+		mrc_detect_losses(sk);
+	} else if (msk->fin & MRC_FIN_ACKED ||
+		   skb_queue_empty(&sk->sk_write_queue)) {
+		if (!(msk->fin & MRC_FIN_SENT) || (msk->fin & MRC_FIN_ACKED))
+			sk_stop_timer(sk, &msk->rtx_timer);
+	}
+	mrc_push(sk);
+	mrc_conn_maybe_done(sk);
+}
+
+static void mrc_rcv_nack(struct sock *sk, struct sk_buff *skb)
+{
+	const struct mrc_nack *n = (const struct mrc_nack *)skb->data;
+	struct mrc_sock *msk = mrc_sk(sk);
+	u32 psn = ntohl(n->psn);
+	struct sk_buff *pkt;
+
+	MRC_INC(sock_net(sk), IN_NACKS);
+	if (mrc_before(psn, msk->snd_una) || !mrc_before(psn, msk->snd_nxt)) {
+		MRC_INC(sock_net(sk), DROP_NACK);
+		return;
+	}
+	pkt = msk->txq[psn % MRC_WND];
+	if (pkt && !MRC_TX_CB(pkt)->lost) {
+		MRC_TX_CB(pkt)->lost = 1;
+		msk->lost++;
+		mrc_push(sk);
+	}
+}
+
+static void mrc_rcv_fin(struct sock *sk, struct sk_buff *skb)
+{
+	const struct mrc_fin *f = (const struct mrc_fin *)skb->data;
+	struct mrc_sock *msk = mrc_sk(sk);
+	u32 final = ntohl(f->final_msn);
+
+	MRC_INC(sock_net(sk), IN_FINS);
+	if (msk->fin & MRC_FIN_RCVD) {
+		if (final != msk->peer_final_msn) {
+			MRC_INC(sock_net(sk), DROP_BAD_MSG);
+			return;
+		}
+	} else {
+		if (mrc_before(final, msk->rcv_msn) ||
+		    final - msk->rcv_msn >= MRC_WND) {
+			MRC_INC(sock_net(sk), DROP_BAD_MSG);
+			return;
+		}
+		msk->fin |= MRC_FIN_RCVD;
+		msk->peer_final_msn = final;
+		mrc_check_rcv_shutdown(sk);
+	}
+	mrc_send_ack(sk, MRC_F_FIN_ACK);
+}
+
+static void mrc_rcv_rst(struct sock *sk)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+
+	MRC_INC(sock_net(sk), IN_RSTS);
+	/* Our FIN went out only after everything we sent was acknowledged:
+	 * the peer merely left first.
+	 */
+	if ((msk->fin & MRC_FIN_SENT) || msk->state == MRC_SYN_RECV)
+		mrc_conn_done(sk);
+	else
+		mrc_conn_abort(sk, ECONNRESET, false);
+}
+
+static void mrc_rcv_synack(struct sock *sk, struct sk_buff *skb)
+{
+	const struct mrc_syn *s = (const struct mrc_syn *)skb->data;
+	struct mrc_sock *msk = mrc_sk(sk);
+	u32 tsecr = ntohl(s->tsecr);
+
+	msk->rcid = ntohl(s->h.scid);
+	msk->rcv_nxt = ntohl(s->isn);
+	msk->peer_rwnd = ntohl(s->rwnd);
+	msk->mss = min_t(u32, msk->mss, ntohs(s->mss));
+	if (!msk->rcid || msk->mss < MRC_MSS_MIN) {
+		mrc_conn_abort(sk, ECONNREFUSED, false);
+		return;
+	}
+	if (tsecr)
+		mrc_rtt_sample(sk, mrc_now_us() - tsecr);
+	mrc_conn_established(sk);
+	mrc_send_ack(sk, 0);
+	mrc_push(sk);
+}
+
+static void mrc_listen_rcv_syn(struct sock *lsk, struct sk_buff *skb)
+{
+	const struct mrc_syn *s = (const struct mrc_syn *)skb->data;
+	struct mrc_sock *lmsk = mrc_sk(lsk), *cmsk;
+	struct net *net = sock_net(lsk);
+	u32 scid = ntohl(s->h.scid);
+	struct sock *child = NULL;
+
+	MRC_INC(net, IN_SYNS);
+	if (!scid) {
+		MRC_INC(net, DROP_BAD_CID);
+		return;
+	}
+
+	/* A retransmitted SYN: answer again from the child we made. */
+	spin_lock_bh(&lmsk->accept_lock);
+	list_for_each_entry(cmsk, &lmsk->pending, accept_node) {
+		if (cmsk->rcid == scid &&
+		    ipv6_addr_equal(&cmsk->daddr, &MRC_IN_CB(skb)->saddr)) {
+			child = &cmsk->sk;
+			sock_hold(child);
+			break;
+		}
+	}
+	spin_unlock_bh(&lmsk->accept_lock);
+	if (child) {
+		local_bh_disable();
+		bh_lock_sock(child);
+		if (cmsk->state == MRC_SYN_RECV)
+			mrc_send_syn(child, MRC_PKT_SYNACK, ntohl(s->tsval));
+		bh_unlock_sock(child);
+		local_bh_enable();
+		sock_put(child);
+		return;
+	}
+
+	if (READ_ONCE(lmsk->nr_pending) + READ_ONCE(lsk->sk_ack_backlog) >=
+	    READ_ONCE(lsk->sk_max_ack_backlog)) {
+		MRC_INC(net, DROP_LISTEN_OVERFLOW);
+		return;
+	}
+	child = mrc_child_create(lsk, &MRC_IN_CB(skb)->daddr,
+				 &MRC_IN_CB(skb)->saddr, MRC_IN_CB(skb)->ifindex,
+				 s);
+	if (!child)
+		return;
+	/* Backlog processing runs with softirqs on: keep them off the lock. */
+	local_bh_disable();
+	bh_lock_sock(child);
+	mrc_send_syn(child, MRC_PKT_SYNACK, ntohl(s->tsval));
+	mrc_arm_rto(child);
+	bh_unlock_sock(child);
+	local_bh_enable();
+}
+
+/* Dispatch one packet to a connection or listener, socket locked. */
+static void mrc_rcv(struct sock *sk, struct sk_buff *skb)
+{
+	const struct mrc_hdr *h = (const struct mrc_hdr *)skb->data;
+	struct mrc_sock *msk = mrc_sk(sk);
+	struct net *net = sock_net(sk);
+
+	switch (msk->state) {
+	case MRC_LISTEN:
+		if (h->type == MRC_PKT_SYN)
+			mrc_listen_rcv_syn(sk, skb);
+		else
+			MRC_INC(net, DROP_STATE);
+		goto free;
+	case MRC_SYN_SENT:
+		if (h->type == MRC_PKT_SYNACK) {
+			mrc_rcv_synack(sk, skb);
+		} else if (h->type == MRC_PKT_RST) {
+			MRC_INC(net, IN_RSTS);
+			mrc_conn_abort(sk, ECONNREFUSED, false);
+		} else {
+			MRC_INC(net, DROP_STATE);
+		}
+		goto free;
+	case MRC_SYN_RECV:
+	case MRC_ESTABLISHED:
+		break;
+	default:
+		MRC_INC(net, DROP_STATE);
+		goto free;
+	}
+
+	if (ntohl(h->scid) != msk->rcid) {
+		MRC_INC(net, DROP_BAD_CID);
+		goto free;
+	}
+	if (msk->state == MRC_SYN_RECV &&
+	    (h->type == MRC_PKT_DATA || h->type == MRC_PKT_ACK))
+		mrc_conn_established(sk);
+
+	switch (h->type) {
+	case MRC_PKT_DATA:
+		mrc_rcv_data(sk, skb);
+		return;
+	case MRC_PKT_ACK:
+		mrc_rcv_ack(sk, skb);
+		break;
+	case MRC_PKT_NACK:
+		mrc_rcv_nack(sk, skb);
+		break;
+	case MRC_PKT_SYNACK:
+		/* Our handshake ACK was lost: say it again. */
+		mrc_send_ack(sk, 0);
+		break;
+	case MRC_PKT_FIN:
+		mrc_rcv_fin(sk, skb);
+		break;
+	case MRC_PKT_RST:
+		mrc_rcv_rst(sk);
+		break;
+	default:
+		MRC_INC(net, DROP_STATE);
+	}
+free:
+	kfree_skb(skb);
+}
+
+/**
+ * mrc_backlog_rcv() - process a packet that waited for the socket owner
+ * @sk: the socket, owned by the caller
+ * @skb: the packet
+ *
+ * Return: 0 (the packet is consumed).
+ */
+int mrc_backlog_rcv(struct sock *sk, struct sk_buff *skb)
+{
+	mrc_rcv(sk, skb);
+	return 0;
+}
+
+static void mrc_rcv_locked(struct sock *sk, struct sk_buff *skb)
+{
+	bh_lock_sock(sk);
+	if (!sock_owned_by_user(sk)) {
+		mrc_rcv(sk, skb);
+	} else if (sk_add_backlog(sk, skb, READ_ONCE(sk->sk_rcvbuf) +
+				  READ_ONCE(sk->sk_sndbuf))) {
+		MRC_INC(sock_net(sk), DROP_BACKLOG);
+		kfree_skb(skb);
+	}
+	bh_unlock_sock(sk);
+	sock_put(sk);
+}
+
+/**
+ * mrc_udp_rcv() - encap_rcv of the UDP tunnel socket: one MRC packet
+ * @usk: the namespace's UDP tunnel socket
+ * @skb: the packet, at its UDP header, checksum verified
+ *
+ * Runs in softirq under RCU. Every packet is consumed; every drop counted.
+ *
+ * Return: 0.
+ */
+int mrc_udp_rcv(struct sock *usk, struct sk_buff *skb)
+{
+	struct net *net = sock_net(usk);
+	struct mrc_in_cb *in = MRC_IN_CB(skb);
+	const struct ipv6hdr *ip6 = ipv6_hdr(skb);
+	const struct mrc_hdr *h;
+	struct mrc_reply reply;
+	struct sock *sk;
+	unsigned int len;
+
+	MRC_INC(net, IN_PKTS);
+	in->saddr = ip6->saddr;
+	in->daddr = ip6->daddr;
+	in->ifindex = inet6_iif(skb);
+	in->ce = INET_ECN_is_ce(ipv6_get_dsfield(ip6));
+
+	if (!pskb_may_pull(skb, sizeof(struct udphdr) + sizeof(*h))) {
+		MRC_INC(net, DROP_SHORT);
+		goto drop;
+	}
+	__skb_pull(skb, sizeof(struct udphdr));
+	h = (const struct mrc_hdr *)skb->data;
+	if (h->version != MRC_VERSION) {
+		MRC_INC(net, DROP_VERSION);
+		goto drop;
+	}
+	len = mrc_hdr_len(h->type);
+	if (!len) {
+		MRC_INC(net, DROP_TYPE);
+		goto drop;
+	}
+	if (!pskb_may_pull(skb, len)) {
+		MRC_INC(net, DROP_SHORT);
+		goto drop;
+	}
+	h = (const struct mrc_hdr *)skb->data;
+
+	if (h->type == MRC_PKT_SYN) {
+		const struct mrc_syn *s = (const struct mrc_syn *)h;
+
+		sk = mrc_listener_lookup(net, s->dport, &in->daddr);
+		if (!sk) {
+			MRC_INC(net, DROP_NO_LISTENER);
+			mrc_reply_init(&reply, skb);
+			mrc_send_rst_reply(net, &reply, MRC_RST_NO_LISTENER);
+			goto drop;
+		}
+	} else {
+		sk = mrc_conn_lookup(net, ntohl(h->dcid));
+		if (!sk) {
+			MRC_INC(net, DROP_NO_CONN);
+			if (h->type != MRC_PKT_RST) {
+				mrc_reply_init(&reply, skb);
+				mrc_send_rst_reply(net, &reply, MRC_RST_NO_CONN);
+			}
+			goto drop;
+		}
+	}
+	mrc_rcv_locked(sk, skb);
+	return 0;
+
+drop:
+	kfree_skb(skb);
+	return 0;
+}

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * MRC counters: /proc/net/mrc_stat, one "Name Value" pair per line in the
+ * format of /proc/net/snmp6.
+ */
+#include <linux/proc_fs.h>
+#include <linux/seq_file.h>
+#include <net/net_namespace.h>
+
+#include "mib.h"
+#include "pernet.h"
+
+static const char * const mrc_mib_names[MRC_MIB_MAX] = {
+	[MRC_MIB_IN_PKTS] = "InPkts",
+	[MRC_MIB_OUT_PKTS] = "OutPkts",
+	[MRC_MIB_IN_DATA] = "InData",
+	[MRC_MIB_OUT_DATA] = "OutData",
+	[MRC_MIB_OUT_RETRANS] = "OutRetrans",
+	[MRC_MIB_IN_ACKS] = "InAcks",
+	[MRC_MIB_OUT_ACKS] = "OutAcks",
+	[MRC_MIB_IN_SYNS] = "InSyns",
+	[MRC_MIB_OUT_SYNS] = "OutSyns",
+	[MRC_MIB_IN_FINS] = "InFins",
+	[MRC_MIB_OUT_FINS] = "OutFins",
+	[MRC_MIB_IN_RSTS] = "InRsts",
+	[MRC_MIB_OUT_RSTS] = "OutRsts",
+	[MRC_MIB_IN_NACKS] = "InNacks",
+	[MRC_MIB_ACTIVE_OPENS] = "ActiveOpens",
+	[MRC_MIB_PASSIVE_OPENS] = "PassiveOpens",
+	[MRC_MIB_CONN_REFUSED] = "ConnRefused",
+	[MRC_MIB_CONN_RESET] = "ConnReset",
+	[MRC_MIB_CONN_TIMEOUT] = "ConnTimeout",
+	[MRC_MIB_CONN_ABORTED] = "ConnAborted",
+	[MRC_MIB_RTO] = "RtoFired",
+	[MRC_MIB_RACK_LOST] = "RackLost",
+	[MRC_MIB_SACK_RECOVERED] = "SackRecovered",
+	[MRC_MIB_ECN_ECHOED] = "EcnEchoed",
+	[MRC_MIB_ZERO_WND_PROBES] = "ZeroWindowProbes",
+	[MRC_MIB_MSGS_DELIVERED] = "MsgsDelivered",
+	[MRC_MIB_DROP_SHORT] = "DropShort",
+	[MRC_MIB_DROP_VERSION] = "DropVersion",
+	[MRC_MIB_DROP_TYPE] = "DropType",
+	[MRC_MIB_DROP_NO_CONN] = "DropNoConn",
+	[MRC_MIB_DROP_BAD_CID] = "DropBadCid",
+	[MRC_MIB_DROP_STATE] = "DropState",
+	[MRC_MIB_DROP_DUP] = "DropDup",
+	[MRC_MIB_DROP_PSN_WINDOW] = "DropPsnWindow",
+	[MRC_MIB_DROP_BAD_MSG] = "DropBadMsg",
+	[MRC_MIB_DROP_RCVBUF] = "DropRcvbuf",
+	[MRC_MIB_DROP_BACKLOG] = "DropBacklog",
+	[MRC_MIB_DROP_LISTEN_OVERFLOW] = "DropListenOverflow",
+	[MRC_MIB_DROP_NO_LISTENER] = "DropNoListener",
+	[MRC_MIB_DROP_ACK_UNSENT] = "DropAckUnsent",
+	[MRC_MIB_DROP_SACK_UNSENT] = "DropSackUnsent",
+	[MRC_MIB_DROP_NACK] = "DropNack",
+	[MRC_MIB_DROP_NOMEM] = "DropNomem",
+	[MRC_MIB_TX_NO_ROUTE] = "TxNoRoute",
+	[MRC_MIB_TX_ERRORS] = "TxErrors",
+};
+
+static int mrc_mib_seq_show(struct seq_file *seq, void *v)
+{
+	struct mrc_net *mn = mrc_net(seq_file_single_net(seq));
+	unsigned long sum;
+	int i, cpu;
+
+	for (i = 0; i < MRC_MIB_MAX; i++) {
+		if (WARN_ON_ONCE(!mrc_mib_names[i]))
+			continue;
+		sum = 0;
+		for_each_possible_cpu(cpu)
+			sum += per_cpu_ptr(mn->mib, cpu)->mibs[i];
+		seq_printf(seq, "%-32s\t%lu\n", mrc_mib_names[i], sum);
+	}
+	return 0;
+}
+
+/**
+ * mrc_mib_init() - allocate the counters of a namespace and show them
+ * @net: the namespace
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int mrc_mib_init(struct net *net)
+{
+	struct mrc_net *mn = mrc_net(net);
+
+	mn->mib = alloc_percpu(struct mrc_mib);
+	if (!mn->mib)
+		return -ENOMEM;
+	if (!proc_create_net_single("mrc_stat", 0444, net->proc_net,
+				    mrc_mib_seq_show, NULL)) {
+		free_percpu(mn->mib);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/**
+ * mrc_mib_exit() - remove and free the counters of a namespace
+ * @net: the namespace
+ */
+void mrc_mib_exit(struct net *net)
+{
+	remove_proc_entry("mrc_stat", net->proc_net);
+	free_percpu(mrc_net(net)->mib);
+}

@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _MRC_NET_MIB_H
+#define _MRC_NET_MIB_H
+
+#include <net/net_namespace.h>
+
+#include "mrc_mib.h"
+
+int mrc_mib_init(struct net *net);
+void mrc_mib_exit(struct net *net);
+
+#endif /* _MRC_NET_MIB_H */

@@ -1,0 +1,597 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * MRC transmit path: DATA from the send queue and the retransmission ring,
+ * and the control packets, over UDP over IPv6.
+ */
+#include <linux/mrc.h>
+#include <linux/udp.h>
+#include <net/addrconf.h>
+#include <net/dst_cache.h>
+#include <net/inet_ecn.h>
+#include <net/ip6_checksum.h>
+#include <net/ip6_route.h>
+#include <net/ipv6.h>
+#include <net/udp.h>
+
+#include "conn.h"
+#include "input.h"
+#include "output.h"
+#include "params.h"
+#include "pernet.h"
+
+/* The entropy of a path: the UDP source port and the flow label. They are
+ * derived from the connection and the EV so that ECMP keeps one path on
+ * one route while different paths spread.
+ */
+static u32 mrc_entropy(u32 cid, u16 ev)
+{
+	return jhash_2words(cid, ev, 0x6d7263);
+}
+
+/* Send one MRC packet (skb->data at the MRC header) from the namespace's
+ * UDP tunnel socket. Consumes the skb.
+ */
+static int mrc_output(struct net *net, struct sock *sk, struct sk_buff *skb,
+		      const struct in6_addr *saddr, const struct in6_addr *daddr,
+		      int oif, u32 cid, u16 ev, struct dst_cache *cache)
+{
+	struct sock *usk = mrc_net(net)->udp_sock->sk;
+	u32 entropy = mrc_entropy(cid, ev);
+	struct dst_entry *dst = NULL;
+	struct flowi6 fl6 = {};
+	struct udphdr *uh;
+	int err;
+
+	fl6.flowi6_proto = IPPROTO_UDP;
+	fl6.flowi6_oif = oif;
+	fl6.flowi6_mark = sk ? READ_ONCE(sk->sk_mark) : 0;
+	fl6.daddr = *daddr;
+	fl6.saddr = *saddr;
+	fl6.fl6_sport = htons(0xc000 | (entropy & 0x3fff));
+	fl6.fl6_dport = htons(mrc_udp_port);
+	fl6.flowlabel = cpu_to_be32(entropy >> 12) & IPV6_FLOWLABEL_MASK;
+
+	local_bh_disable();
+	if (cache)
+		dst = dst_cache_get_ip6(cache, &fl6.saddr);
+	if (!dst) {
+		dst = ip6_dst_lookup_flow(net, usk, &fl6, NULL);
+		if (IS_ERR(dst)) {
+			MRC_INC(net, TX_NO_ROUTE);
+			kfree_skb(skb);
+			local_bh_enable();
+			return PTR_ERR(dst);
+		}
+		if (cache)
+			dst_cache_set_ip6(cache, dst, &fl6.saddr);
+	}
+
+	uh = skb_push(skb, sizeof(*uh));
+	skb_reset_transport_header(skb);
+	uh->source = fl6.fl6_sport;
+	uh->dest = fl6.fl6_dport;
+	uh->len = htons(skb->len);
+	uh->check = 0;
+	skb_dst_set(skb, dst);
+	udp6_set_csum(false, skb, &fl6.saddr, &fl6.daddr, skb->len);
+
+	err = ip6_xmit(usk, skb, &fl6, fl6.flowi6_mark, NULL, INET_ECN_ECT_0,
+		       sk ? READ_ONCE(sk->sk_priority) : 0);
+	err = net_xmit_eval(err);
+	if (err)
+		MRC_INC(net, TX_ERRORS);
+	else
+		MRC_INC(net, OUT_PKTS);
+	local_bh_enable();
+	return err;
+}
+
+static void mrc_fill_hdr(struct mrc_hdr *h, u8 type, u16 flags, u32 dcid,
+			 u32 scid, u16 ev)
+{
+	h->version = MRC_VERSION;
+	h->type = type;
+	h->flags = htons(flags);
+	h->dcid = htonl(dcid);
+	h->scid = htonl(scid);
+	h->ev = htons(ev);
+	h->rsvd = 0;
+}
+
+static struct sk_buff *mrc_alloc_ctrl(unsigned int len)
+{
+	struct sk_buff *skb = alloc_skb(MRC_HEADROOM + len, GFP_ATOMIC);
+
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, MRC_HEADROOM);
+	skb_put_zero(skb, len);
+	return skb;
+}
+
+static int mrc_output_conn(struct sock *sk, struct sk_buff *skb)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+
+	return mrc_output(sock_net(sk), sk, skb, &msk->saddr, &msk->daddr,
+			  sk->sk_bound_dev_if, msk->lcid, 0, &msk->dst_cache);
+}
+
+/**
+ * mrc_route_mss() - find the source address and DATA payload size for a peer
+ * @sk: the socket, with @daddr set
+ * @saddr: in: the bound address or any; out: the source to use
+ *
+ * Return: payload bytes per packet, or 0 if there is no route.
+ */
+u32 mrc_route_mss(struct sock *sk, struct in6_addr *saddr)
+{
+	struct net *net = sock_net(sk);
+	struct mrc_sock *msk = mrc_sk(sk);
+	struct flowi6 fl6 = {};
+	struct dst_entry *dst;
+	u32 mtu;
+
+	fl6.flowi6_proto = IPPROTO_UDP;
+	fl6.flowi6_oif = sk->sk_bound_dev_if;
+	fl6.flowi6_mark = READ_ONCE(sk->sk_mark);
+	fl6.daddr = msk->daddr;
+	fl6.saddr = *saddr;
+	fl6.fl6_dport = htons(mrc_udp_port);
+	dst = ip6_dst_lookup_flow(net, mrc_net(net)->udp_sock->sk, &fl6, NULL);
+	if (IS_ERR(dst))
+		return 0;
+	*saddr = fl6.saddr;
+	mtu = dst_mtu(dst);
+	dst_release(dst);
+	if (mtu < IPV6_MIN_MTU)
+		mtu = IPV6_MIN_MTU;
+	return mtu - sizeof(struct ipv6hdr) - MRC_DATA_OVERHEAD;
+}
+
+/* Transmit (a copy of) one DATA packet kept in the ring. */
+static void mrc_xmit_data(struct sock *sk, struct sk_buff *skb)
+{
+	struct mrc_tx_cb *cb = MRC_TX_CB(skb);
+	struct mrc_sock *msk = mrc_sk(sk);
+	struct sk_buff *nskb;
+	struct mrc_data *d;
+
+	/* A copy still queued below us owns the headroom: copy, not clone. */
+	nskb = skb_cloned(skb) ? pskb_copy(skb, GFP_ATOMIC) :
+				 skb_clone(skb, GFP_ATOMIC);
+	if (!nskb) {
+		MRC_INC(sock_net(sk), TX_ERRORS);
+		return;
+	}
+	cb->xmit_us = mrc_now_us();
+	cb->xmits++;
+	msk->stats.pkts_sent++;
+	MRC_INC(sock_net(sk), OUT_DATA);
+	if (cb->xmits > 1) {
+		msk->stats.pkts_retrans++;
+		MRC_INC(sock_net(sk), OUT_RETRANS);
+	}
+
+	d = skb_push(nskb, sizeof(*d));
+	mrc_fill_hdr(&d->h, MRC_PKT_DATA, cb->xmits > 1 ? MRC_F_RETX : 0,
+		     msk->rcid, msk->lcid, 0);
+	d->psn = htonl(cb->psn);
+	d->msn = htonl(cb->msn);
+	d->offset = htonl(cb->offset);
+	d->msg_len = htonl(cb->msg_len);
+	d->tsval = htonl(cb->xmit_us);
+	mrc_output_conn(sk, nskb);
+}
+
+static struct sk_buff **mrc_txq_slot(struct mrc_sock *msk, u32 psn)
+{
+	return &msk->txq[psn % MRC_WND];
+}
+
+/* Packets in flight for the congestion window: sent, not delivered or lost. */
+static u32 mrc_inflight(const struct mrc_sock *msk)
+{
+	return msk->outstanding - msk->lost;
+}
+
+/* The peer's window bounds payload bytes sent and not yet delivered. With
+ * nothing in flight one packet may always go, so that a closed window is
+ * probed by the RTO timer rather than deadlocking.
+ */
+static bool mrc_rwnd_allows(const struct mrc_sock *msk, u32 len)
+{
+	return msk->inflight_bytes + len <= msk->peer_rwnd;
+}
+
+static void mrc_retransmit_lost(struct sock *sk)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+	u32 psn;
+
+	for (psn = msk->snd_una; msk->lost && mrc_before(psn, msk->snd_nxt); psn++) {
+		struct sk_buff *skb = *mrc_txq_slot(msk, psn);
+
+		if (!skb || !MRC_TX_CB(skb)->lost)
+			continue;
+		if (mrc_inflight(msk) >= msk->cwnd)
+			break;
+		MRC_TX_CB(skb)->lost = 0;
+		msk->lost--;
+		mrc_xmit_data(sk, skb);
+	}
+}
+
+static void mrc_send_new(struct sock *sk, bool probe)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+	struct sk_buff *skb;
+
+	while ((skb = skb_peek(&sk->sk_write_queue))) {
+		struct mrc_tx_cb *cb = MRC_TX_CB(skb);
+
+		if (msk->snd_nxt - msk->snd_una >= MRC_WND ||
+		    mrc_inflight(msk) >= msk->cwnd)
+			break;
+		if (!mrc_rwnd_allows(msk, cb->len) && !probe)
+			break;
+		probe = false;
+		__skb_unlink(skb, &sk->sk_write_queue);
+		cb->psn = msk->snd_nxt++;
+		*mrc_txq_slot(msk, cb->psn) = skb;
+		msk->outstanding++;
+		msk->inflight_bytes += cb->len;
+		mrc_xmit_data(sk, skb);
+	}
+}
+
+/**
+ * mrc_push() - send what the windows allow: repairs first, then new data,
+ * then the FIN once everything is acknowledged
+ * @sk: the socket, locked
+ */
+void mrc_push(struct sock *sk)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+
+	if (msk->state != MRC_ESTABLISHED)
+		return;
+	mrc_retransmit_lost(sk);
+	mrc_send_new(sk, false);
+
+	if (msk->outstanding) {
+		if (!timer_pending(&msk->rtx_timer))
+			mrc_arm_rto(sk);
+	} else if (!skb_queue_empty(&sk->sk_write_queue)) {
+		/* Window closed: the timer probes it. */
+		if (!timer_pending(&msk->rtx_timer))
+			mrc_arm_rto(sk);
+	} else if ((sk->sk_shutdown & SEND_SHUTDOWN) &&
+		   !(msk->fin & MRC_FIN_SENT)) {
+		msk->fin |= MRC_FIN_SENT;
+		mrc_send_fin(sk);
+		mrc_arm_rto(sk);
+	}
+}
+
+/**
+ * mrc_tx_purge() - drop everything not yet sent or acknowledged
+ * @sk: the socket, locked
+ */
+void mrc_tx_purge(struct sock *sk)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+	unsigned int i;
+
+	__skb_queue_purge(&sk->sk_write_queue);
+	for (i = 0; i < MRC_WND; i++) {
+		kfree_skb(msk->txq[i]);
+		msk->txq[i] = NULL;
+	}
+	msk->outstanding = 0;
+	msk->lost = 0;
+	msk->inflight_bytes = 0;
+}
+
+static u32 mrc_reo_wnd_us(const struct mrc_sock *msk)
+{
+	return max_t(u32, msk->srtt_us / 4, jiffies_to_usecs(1));
+}
+
+/**
+ * mrc_detect_losses() - RACK: declare lost what a later packet overtook
+ * @sk: the socket, locked
+ *
+ * A packet is lost when a packet sent after it has been delivered and a
+ * further reordering window (a quarter of srtt, at least one jiffy) has
+ * passed, so that reordering is not taken for loss. Packets still inside
+ * that window arm the timer for its end.
+ */
+void mrc_detect_losses(struct sock *sk)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+	u32 now = mrc_now_us(), reo = mrc_reo_wnd_us(msk);
+	u32 wait = U32_MAX, psn;
+	bool lost = false;
+
+	if (!msk->rack_xmit_us)
+		return;
+	for (psn = msk->snd_una; mrc_before(psn, msk->snd_nxt); psn++) {
+		struct sk_buff *skb = *mrc_txq_slot(msk, psn);
+		struct mrc_tx_cb *cb;
+		s32 left;
+
+		if (!skb)
+			continue;
+		cb = MRC_TX_CB(skb);
+		if (cb->lost || !mrc_before(cb->xmit_us, msk->rack_xmit_us))
+			continue;
+		left = (s32)(cb->xmit_us + msk->rack_rtt_us + reo - now);
+		if (left <= 0) {
+			cb->lost = 1;
+			msk->lost++;
+			lost = true;
+			MRC_INC(sock_net(sk), RACK_LOST);
+		} else {
+			wait = min_t(u32, wait, left);
+		}
+	}
+	if (lost)
+		mrc_cc_on_loss(sk);
+	if (wait != U32_MAX)
+		mrc_arm_rtx_at(sk, wait);
+}
+
+static void mrc_rto_fired(struct sock *sk)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+	u32 psn;
+
+	msk->stats.rtos++;
+	MRC_INC(sock_net(sk), RTO);
+	for (psn = msk->snd_una; mrc_before(psn, msk->snd_nxt); psn++) {
+		struct sk_buff *skb = *mrc_txq_slot(msk, psn);
+
+		if (skb && !MRC_TX_CB(skb)->lost) {
+			MRC_TX_CB(skb)->lost = 1;
+			MRC_TX_CB(skb)->via_rto = 1;
+			msk->lost++;
+		}
+	}
+	msk->ssthresh = max_t(u32, mrc_inflight(msk) / 2, 2);
+	msk->cwnd = 2;
+	msk->cwnd_cnt = 0;
+	msk->in_recovery = true;
+	msk->recover = msk->snd_nxt;
+	mrc_retransmit_lost(sk);
+}
+
+/**
+ * mrc_rtx_timeout() - the retransmission timer fired
+ * @sk: the socket, locked, not owned by a process
+ *
+ * Before the RTO deadline it is the end of a reordering window. After it,
+ * depending on the state: resend the SYN or SYNACK, retransmit what is
+ * outstanding, probe a closed window, or resend the FIN. After the
+ * documented number of retries the connection fails with ETIMEDOUT.
+ */
+void mrc_rtx_timeout(struct sock *sk)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+	unsigned int limit = mrc_max_retries;
+
+	if (msk->state == MRC_CLOSED || msk->state == MRC_LISTEN)
+		return;
+	if (time_before(jiffies, msk->rto_deadline)) {
+		mrc_detect_losses(sk);
+		mrc_push(sk);
+		if (!timer_pending(&msk->rtx_timer) &&
+		    (msk->outstanding || (msk->fin & MRC_FIN_SENT)))
+			sk_reset_timer(sk, &msk->rtx_timer, msk->rto_deadline);
+		return;
+	}
+
+	if (msk->state == MRC_SYN_SENT || msk->state == MRC_SYN_RECV)
+		limit = mrc_syn_retries;
+	if (msk->retries >= limit) {
+		/* A child nobody has accepted just goes away. */
+		mrc_conn_abort(sk, msk->state == MRC_SYN_RECV ? 0 : ETIMEDOUT,
+			       msk->state != MRC_SYN_SENT);
+		return;
+	}
+	msk->retries++;
+	msk->backoff++;
+
+	switch (msk->state) {
+	case MRC_SYN_SENT:
+		mrc_send_syn(sk, MRC_PKT_SYN, 0);
+		break;
+	case MRC_SYN_RECV:
+		mrc_send_syn(sk, MRC_PKT_SYNACK, 0);
+		break;
+	default:
+		if (msk->outstanding) {
+			mrc_rto_fired(sk);
+		} else if (!skb_queue_empty(&sk->sk_write_queue)) {
+			MRC_INC(sock_net(sk), ZERO_WND_PROBES);
+			mrc_send_new(sk, true);
+		} else if ((msk->fin & (MRC_FIN_SENT | MRC_FIN_ACKED)) ==
+			   MRC_FIN_SENT) {
+			mrc_send_fin(sk);
+		} else {
+			msk->retries = 0;
+			msk->backoff = 0;
+			return;
+		}
+	}
+	mrc_arm_rto(sk);
+}
+
+/**
+ * mrc_rcv_wnd() - the receive window to advertise
+ * @sk: the socket
+ *
+ * Free receive buffer, not counting the message next in line for delivery,
+ * which is always accepted so that messages larger than the buffer
+ * complete. Halved to cover per-packet overhead (skb truesize).
+ *
+ * Return: bytes.
+ */
+u32 mrc_rcv_wnd(struct sock *sk)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+	struct mrc_rmsg *hol;
+	long space = READ_ONCE(sk->sk_rcvbuf) - atomic_read(&sk->sk_rmem_alloc);
+
+	hol = list_first_entry_or_null(&msk->rmsgs, struct mrc_rmsg, node);
+	if (hol && hol->msn == msk->rcv_msn)
+		space += hol->mem;
+	return space > 0 ? space / 2 : 0;
+}
+
+/**
+ * mrc_send_ack() - send an ACK for everything received so far
+ * @sk: the socket, locked
+ * @flags: extra MRC_F_* flags (MRC_F_FIN_ACK)
+ */
+void mrc_send_ack(struct sock *sk, u16 flags)
+{
+	DECLARE_BITMAP(sack, MRC_WND);
+	struct mrc_sock *msk = mrc_sk(sk);
+	u64 words[MRC_SACK_WORDS];
+	struct sk_buff *skb;
+	struct mrc_ack *a;
+	unsigned int i;
+
+	if (msk->state != MRC_ESTABLISHED && msk->state != MRC_SYN_RECV)
+		return;
+	sk_stop_timer(sk, &msk->ack_timer);
+	skb = mrc_alloc_ctrl(sizeof(*a));
+	if (!skb) {
+		MRC_INC(sock_net(sk), TX_ERRORS);
+		return;
+	}
+	if (msk->fin & MRC_FIN_RCVD)
+		flags |= MRC_F_FIN_ACK;
+	if (msk->ack_ce)
+		flags |= MRC_F_ECE;
+	a = (struct mrc_ack *)skb->data;
+	mrc_fill_hdr(&a->h, MRC_PKT_ACK, flags, msk->rcid, msk->lcid, 0);
+	a->cum_psn = htonl(msk->rcv_nxt);
+	/* Bit k of rcv_map is PSN rcv_nxt + k; the wire starts at k = 1. */
+	bitmap_shift_right(sack, msk->rcv_map, 1, MRC_WND);
+	bitmap_to_arr64(words, sack, MRC_SACK_BITS);
+	for (i = 0; i < MRC_SACK_WORDS; i++)
+		a->sack[i] = cpu_to_be64(words[i]);
+	a->ev_echo = htons(msk->ack_ev);
+	msk->rcv_wnd_adv = mrc_rcv_wnd(sk);
+	a->rwnd = htonl(msk->rcv_wnd_adv);
+	a->tsecr = htonl(msk->ack_tsval);
+	a->svc_time_us = htonl(msk->ack_tsval ? mrc_now_us() - msk->ack_rx_us : 0);
+	msk->rcv_unacked = 0;
+	msk->ack_ce = false;
+	MRC_INC(sock_net(sk), OUT_ACKS);
+	mrc_output_conn(sk, skb);
+}
+
+/**
+ * mrc_send_syn() - send a SYN (connect) or a SYNACK (a listener's child)
+ * @sk: the socket, locked
+ * @type: MRC_PKT_SYN or MRC_PKT_SYNACK
+ * @tsecr: for a SYNACK, the tsval of the SYN being answered
+ */
+void mrc_send_syn(struct sock *sk, u8 type, u32 tsecr)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+	struct sk_buff *skb;
+	struct mrc_syn *s;
+
+	skb = mrc_alloc_ctrl(sizeof(*s));
+	if (!skb) {
+		MRC_INC(sock_net(sk), TX_ERRORS);
+		return;
+	}
+	s = (struct mrc_syn *)skb->data;
+	mrc_fill_hdr(&s->h, type, 0, type == MRC_PKT_SYN ? 0 : msk->rcid,
+		     msk->lcid, 0);
+	s->sport = msk->lport;
+	s->dport = msk->dport;
+	s->isn = htonl(msk->snd_isn);
+	s->rwnd = htonl(mrc_rcv_wnd(sk));
+	s->mss = htons(min_t(u32, msk->mss, U16_MAX));
+	s->tsval = htonl(mrc_now_us());
+	s->tsecr = htonl(tsecr);
+	MRC_INC(sock_net(sk), OUT_SYNS);
+	mrc_output_conn(sk, skb);
+}
+
+/**
+ * mrc_send_fin() - send a FIN carrying the number of messages sent
+ * @sk: the socket, locked
+ */
+void mrc_send_fin(struct sock *sk)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+	struct sk_buff *skb;
+	struct mrc_fin *f;
+
+	skb = mrc_alloc_ctrl(sizeof(*f));
+	if (!skb) {
+		MRC_INC(sock_net(sk), TX_ERRORS);
+		return;
+	}
+	f = (struct mrc_fin *)skb->data;
+	mrc_fill_hdr(&f->h, MRC_PKT_FIN, 0, msk->rcid, msk->lcid, 0);
+	f->final_msn = htonl(msk->snd_msn);
+	MRC_INC(sock_net(sk), OUT_FINS);
+	mrc_output_conn(sk, skb);
+}
+
+/**
+ * mrc_send_rst() - tell the peer of a connection that it is gone
+ * @sk: the socket, locked
+ * @reason: enum mrc_rst_reason
+ */
+void mrc_send_rst(struct sock *sk, u32 reason)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+	struct sk_buff *skb;
+	struct mrc_rst *r;
+
+	if (!msk->rcid && msk->state != MRC_SYN_SENT)
+		return;
+	skb = mrc_alloc_ctrl(sizeof(*r));
+	if (!skb) {
+		MRC_INC(sock_net(sk), TX_ERRORS);
+		return;
+	}
+	r = (struct mrc_rst *)skb->data;
+	mrc_fill_hdr(&r->h, MRC_PKT_RST, 0, msk->rcid, msk->lcid, 0);
+	r->reason = htonl(reason);
+	MRC_INC(sock_net(sk), OUT_RSTS);
+	mrc_output_conn(sk, skb);
+}
+
+/**
+ * mrc_send_rst_reply() - answer a packet that has no connection with a RST
+ * @net: namespace
+ * @r: addresses and ids of the packet being answered, already swapped
+ * @reason: enum mrc_rst_reason
+ */
+void mrc_send_rst_reply(struct net *net, const struct mrc_reply *r, u32 reason)
+{
+	struct sk_buff *skb;
+	struct mrc_rst *rst;
+
+	skb = mrc_alloc_ctrl(sizeof(*rst));
+	if (!skb) {
+		MRC_INC(net, TX_ERRORS);
+		return;
+	}
+	rst = (struct mrc_rst *)skb->data;
+	mrc_fill_hdr(&rst->h, MRC_PKT_RST, 0, r->dcid, r->scid, r->ev);
+	rst->reason = htonl(reason);
+	MRC_INC(net, OUT_RSTS);
+	mrc_output(net, NULL, skb, &r->saddr, &r->daddr, r->ifindex, r->scid,
+		   r->ev, NULL);
+}

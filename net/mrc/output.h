@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _MRC_OUTPUT_H
+#define _MRC_OUTPUT_H
+
+#include "mrc_types.h"
+#include "mrc_wire.h"
+
+/* Room for link, IPv6, a full SRH, UDP and the largest MRC header. */
+#define MRC_HEADROOM	(LL_MAX_HEADER + sizeof(struct ipv6hdr) + 8 + \
+			 8 * sizeof(struct in6_addr) + sizeof(struct udphdr) + \
+			 sizeof(struct mrc_ack))
+
+/* Bytes between the IPv6 header and a DATA payload. */
+#define MRC_DATA_OVERHEAD	(sizeof(struct udphdr) + sizeof(struct mrc_data))
+
+struct mrc_reply {
+	struct in6_addr saddr;
+	struct in6_addr daddr;
+	int ifindex;
+	u32 dcid;
+	u32 scid;
+	u16 ev;
+};
+
+u32 mrc_route_mss(struct sock *sk, struct in6_addr *saddr);
+void mrc_push(struct sock *sk);
+void mrc_tx_purge(struct sock *sk);
+void mrc_detect_losses(struct sock *sk);
+void mrc_rtx_timeout(struct sock *sk);
+void mrc_send_ack(struct sock *sk, u16 flags);
+void mrc_send_syn(struct sock *sk, u8 type, u32 tsecr);
+void mrc_send_fin(struct sock *sk);
+void mrc_send_rst(struct sock *sk, u32 reason);
+void mrc_send_rst_reply(struct net *net, const struct mrc_reply *r, u32 reason);
+u32 mrc_rcv_wnd(struct sock *sk);
+
+#endif /* _MRC_OUTPUT_H */

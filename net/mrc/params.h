@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Module parameters; Documentation/networking/mrc.rst describes each one.
+ */
+#ifndef _MRC_PARAMS_H
+#define _MRC_PARAMS_H
+
+extern int mrc_family;
+extern unsigned short mrc_udp_port;
+extern unsigned int mrc_rto_min_ms;
+extern unsigned int mrc_rto_max_ms;
+extern unsigned int mrc_rto_init_ms;
+extern unsigned int mrc_max_retries;
+extern unsigned int mrc_syn_retries;
+extern unsigned int mrc_ack_every;
+extern unsigned int mrc_ack_delay_us;
+
+#endif /* _MRC_PARAMS_H */

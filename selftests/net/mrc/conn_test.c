@@ -1,0 +1,390 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * AF_MRC connections over loopback: handshake, messages, socket API
+ * semantics, errors and teardown.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <linux/mrc.h>
+
+#include "kselftest_harness.h"
+
+static int family(void)
+{
+	const char *f = getenv("MRC_FAMILY");
+
+	return f ? atoi(f) : AF_MRC;
+}
+
+static struct sockaddr_mrc addr6(const char *ip, unsigned short port)
+{
+	struct sockaddr_mrc sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.smrc_family = family();
+	sa.smrc_port = htons(port);
+	inet_pton(AF_INET6, ip, &sa.smrc_addr);
+	return sa;
+}
+
+static void set_timeouts(int fd, int sec)
+{
+	struct timeval tv = { .tv_sec = sec };
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+}
+
+/* A listener on [::1]:port; returns its fd. */
+static int listener(unsigned short *port)
+{
+	struct sockaddr_mrc sa = addr6("::1", 0);
+	socklen_t len = sizeof(sa);
+	int fd = socket(family(), SOCK_SEQPACKET, 0);
+
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    listen(fd, 128) || getsockname(fd, (struct sockaddr *)&sa, &len))
+		return -1;
+	*port = ntohs(sa.smrc_port);
+	set_timeouts(fd, 30);
+	return fd;
+}
+
+static int connect_to(unsigned short port)
+{
+	struct sockaddr_mrc sa = addr6("::1", port);
+	int fd = socket(family(), SOCK_SEQPACKET, 0);
+
+	if (fd < 0)
+		return -1;
+	set_timeouts(fd, 30);
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Fill a message whose bytes depend on (seed, i). */
+static void fill(unsigned char *buf, size_t len, unsigned int seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		buf[i] = (unsigned char)(seed * 131 + i * 7 + (i >> 8));
+}
+
+static int get_info(int fd, struct mrc_info *info)
+{
+	socklen_t len = sizeof(*info);
+
+	return getsockopt(fd, SOL_MRC, MRC_INFO, info, &len);
+}
+
+FIXTURE(pair) {
+	int lfd, cfd, afd;
+	unsigned short port;
+};
+
+FIXTURE_SETUP(pair)
+{
+	self->lfd = listener(&self->port);
+	ASSERT_LE(0, self->lfd);
+	self->cfd = connect_to(self->port);
+	ASSERT_LE(0, self->cfd) TH_LOG("connect: %s", strerror(errno));
+	self->afd = accept(self->lfd, NULL, NULL);
+	ASSERT_LE(0, self->afd) TH_LOG("accept: %s", strerror(errno));
+	set_timeouts(self->afd, 30);
+}
+
+FIXTURE_TEARDOWN(pair)
+{
+	close(self->afd);
+	close(self->cfd);
+	close(self->lfd);
+}
+
+static void check_size(struct __test_metadata *_metadata, int tx, int rx,
+		       size_t len)
+{
+	unsigned char *out = malloc(len + 1), *in = malloc(len + 16);
+	ssize_t n;
+
+	ASSERT_NE(NULL, out);
+	ASSERT_NE(NULL, in);
+	fill(out, len, len);
+	ASSERT_EQ((ssize_t)len, send(tx, out, len, 0)) TH_LOG("send %zu: %s", len, strerror(errno));
+	n = recv(rx, in, len + 16, 0);
+	ASSERT_EQ((ssize_t)len, n) TH_LOG("recv %zu: %s", len, strerror(errno));
+	EXPECT_EQ(0, memcmp(in, out, len));
+	free(out);
+	free(in);
+}
+
+TEST_F(pair, message_sizes)
+{
+	static const size_t sizes[] = {
+		1, 1391, 1392, 1393, 4000, 65536, 1 << 20, MRC_MSG_MAX,
+	};
+	struct mrc_info info;
+	unsigned int i;
+
+	ASSERT_EQ(0, get_info(self->cfd, &info));
+	EXPECT_EQ(MRC_ESTABLISHED, info.mrci_state);
+	TH_LOG("mss %u", info.mrci_mss);
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		check_size(_metadata, self->cfd, self->afd, sizes[i]);
+		check_size(_metadata, self->afd, self->cfd, sizes[i]);
+	}
+	/* One packet's payload, and one byte either side of it. */
+	check_size(_metadata, self->cfd, self->afd, info.mrci_mss - 1);
+	check_size(_metadata, self->cfd, self->afd, info.mrci_mss);
+	check_size(_metadata, self->cfd, self->afd, info.mrci_mss + 1);
+}
+
+TEST_F(pair, emsgsize)
+{
+	char *buf = malloc(MRC_MSG_MAX + 1);
+
+	ASSERT_NE(NULL, buf);
+	EXPECT_EQ(-1, send(self->cfd, buf, MRC_MSG_MAX + 1, 0));
+	EXPECT_EQ(EMSGSIZE, errno);
+	free(buf);
+}
+
+TEST_F(pair, truncate_and_peek)
+{
+	char out[100], in[100];
+	struct msghdr m = {};
+	struct iovec iov;
+
+	fill((unsigned char *)out, sizeof(out), 3);
+	ASSERT_EQ(100, send(self->cfd, out, 100, 0));
+	ASSERT_EQ(50, send(self->cfd, out, 50, 0));
+
+	/* MSG_PEEK leaves the message queued. */
+	ASSERT_EQ(10, recv(self->afd, in, 10, MSG_PEEK));
+	EXPECT_EQ(0, memcmp(in, out, 10));
+	/* MSG_TRUNC returns the real length; the rest is discarded. */
+	ASSERT_EQ(100, recv(self->afd, in, 10, MSG_TRUNC));
+	EXPECT_EQ(0, memcmp(in, out, 10));
+	/* Without MSG_TRUNC: the copied length, and the flag in msg_flags. */
+	iov.iov_base = in;
+	iov.iov_len = 20;
+	m.msg_iov = &iov;
+	m.msg_iovlen = 1;
+	ASSERT_EQ(20, recvmsg(self->afd, &m, 0));
+	EXPECT_TRUE(m.msg_flags & MSG_TRUNC);
+	EXPECT_EQ(0, memcmp(in, out, 20));
+}
+
+TEST_F(pair, nonblocking_and_poll)
+{
+	struct pollfd p = { .fd = self->afd, .events = POLLIN | POLLOUT };
+	char buf[64];
+
+	EXPECT_EQ(-1, recv(self->afd, buf, sizeof(buf), MSG_DONTWAIT));
+	EXPECT_EQ(EAGAIN, errno);
+	ASSERT_EQ(1, poll(&p, 1, 0));
+	EXPECT_EQ(POLLOUT, p.revents);
+
+	ASSERT_EQ(5, send(self->cfd, "hello", 5, 0));
+	p.events = POLLIN;
+	ASSERT_EQ(1, poll(&p, 1, 30000));
+	EXPECT_EQ(POLLIN, p.revents);
+	EXPECT_EQ(5, recv(self->afd, buf, sizeof(buf), MSG_DONTWAIT));
+}
+
+TEST_F(pair, sndbuf_full_eagain)
+{
+	int sndbuf = 65536, n, sent = 0;
+	char *buf = calloc(1, 65536);
+
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(0, setsockopt(self->cfd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf)));
+	/* Nobody reads: the receiver's buffer and then ours fill up. */
+	for (n = 0; n < 1000; n++) {
+		if (send(self->cfd, buf, 65536, MSG_DONTWAIT) < 0)
+			break;
+		sent++;
+	}
+	EXPECT_EQ(EAGAIN, errno);
+	EXPECT_LT(0, sent);
+	EXPECT_GT(1000, sent);
+	/* Everything queued still arrives. */
+	for (n = 0; n < sent; n++)
+		ASSERT_EQ(65536, recv(self->afd, buf, 65536, 0));
+	free(buf);
+}
+
+TEST_F(pair, shutdown_wr)
+{
+	char buf[16];
+	int i;
+
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(4, send(self->cfd, "abcd", 4, 0));
+	ASSERT_EQ(0, shutdown(self->cfd, SHUT_WR));
+	EXPECT_EQ(-1, send(self->cfd, "x", 1, MSG_NOSIGNAL));
+	EXPECT_EQ(EPIPE, errno);
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(4, recv(self->afd, buf, sizeof(buf), 0));
+	EXPECT_EQ(0, recv(self->afd, buf, sizeof(buf), 0));
+	/* The other direction still works. */
+	ASSERT_EQ(2, send(self->afd, "ok", 2, 0));
+	ASSERT_EQ(2, recv(self->cfd, buf, sizeof(buf), 0));
+}
+
+TEST_F(pair, close_delivers)
+{
+	unsigned char out[3000], in[3000];
+	int i;
+
+	for (i = 0; i < 50; i++) {
+		fill(out, sizeof(out), i);
+		ASSERT_EQ(3000, send(self->cfd, out, sizeof(out), 0));
+	}
+	close(self->cfd);
+	self->cfd = -1;
+	for (i = 0; i < 50; i++) {
+		fill(out, sizeof(out), i);
+		ASSERT_EQ(3000, recv(self->afd, in, sizeof(in), 0));
+		ASSERT_EQ(0, memcmp(in, out, sizeof(out)));
+	}
+	EXPECT_EQ(0, recv(self->afd, in, sizeof(in), 0));
+}
+
+TEST_F(pair, abort_resets_peer)
+{
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+	char buf[8];
+
+	ASSERT_EQ(0, setsockopt(self->cfd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)));
+	close(self->cfd);
+	self->cfd = -1;
+	EXPECT_EQ(-1, recv(self->afd, buf, sizeof(buf), 0));
+	EXPECT_EQ(ECONNRESET, errno);
+}
+
+TEST_F(pair, names)
+{
+	struct sockaddr_mrc a, b;
+	socklen_t la = sizeof(a), lb = sizeof(b);
+
+	ASSERT_EQ(0, getsockname(self->cfd, (struct sockaddr *)&a, &la));
+	ASSERT_EQ(0, getpeername(self->afd, (struct sockaddr *)&b, &lb));
+	EXPECT_EQ(0, memcmp(&a, &b, sizeof(a)));
+	la = sizeof(a);
+	ASSERT_EQ(0, getpeername(self->cfd, (struct sockaddr *)&a, &la));
+	EXPECT_EQ(self->port, ntohs(a.smrc_port));
+}
+
+TEST_F(pair, ten_thousand_in_order)
+{
+	unsigned char out[512], in[600];
+	struct mrc_info info;
+	int i;
+
+	for (i = 0; i < 10000; i++) {
+		fill(out, sizeof(out), i);
+		ASSERT_EQ(512, send(self->cfd, out, sizeof(out), 0));
+		if (i % 64 == 63) {
+			int j;
+
+			for (j = i - 63; j <= i; j++) {
+				fill(out, sizeof(out), j);
+				ASSERT_EQ(512, recv(self->afd, in, sizeof(in), 0));
+				ASSERT_EQ(0, memcmp(in, out, sizeof(out))) TH_LOG("message %d", j);
+			}
+		}
+	}
+	ASSERT_EQ(0, get_info(self->afd, &info));
+	EXPECT_EQ(10000ULL, info.mrci_msgs_received);
+}
+
+TEST(refused)
+{
+	unsigned short port;
+	int lfd = listener(&port), fd;
+	struct sockaddr_mrc sa;
+
+	ASSERT_LE(0, lfd);
+	close(lfd);	/* nobody listens on port now */
+	sa = addr6("::1", port);
+	fd = socket(family(), SOCK_SEQPACKET, 0);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-1, connect(fd, (struct sockaddr *)&sa, sizeof(sa)));
+	EXPECT_EQ(ECONNREFUSED, errno);
+	close(fd);
+}
+
+TEST(nonblocking_connect)
+{
+	unsigned short port;
+	int lfd = listener(&port), fd, err = -1;
+	struct sockaddr_mrc sa = addr6("::1", port);
+	struct pollfd p;
+	socklen_t len = sizeof(err);
+
+	ASSERT_LE(0, lfd);
+	fd = socket(family(), SOCK_SEQPACKET, 0);
+	ASSERT_LE(0, fd);
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+	EXPECT_EQ(-1, connect(fd, (struct sockaddr *)&sa, sizeof(sa)));
+	EXPECT_EQ(EINPROGRESS, errno);
+	p.fd = fd;
+	p.events = POLLOUT;
+	ASSERT_EQ(1, poll(&p, 1, 30000));
+	EXPECT_TRUE(p.revents & POLLOUT);
+	ASSERT_EQ(0, getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len));
+	EXPECT_EQ(0, err);
+	/* accept() on a non-blocking listener with nothing queued. */
+	fcntl(lfd, F_SETFL, O_NONBLOCK);
+	err = accept(lfd, NULL, NULL);
+	EXPECT_LE(0, err);
+	EXPECT_EQ(-1, accept(lfd, NULL, NULL));
+	EXPECT_EQ(EAGAIN, errno);
+	close(err);
+	close(fd);
+	close(lfd);
+}
+
+TEST(info_counts)
+{
+	unsigned short port;
+	int lfd = listener(&port), cfd, afd;
+	struct mrc_info ci, ai;
+	char buf[2000] = {};
+
+	ASSERT_LE(0, lfd);
+	cfd = connect_to(port);
+	ASSERT_LE(0, cfd);
+	afd = accept(lfd, NULL, NULL);
+	ASSERT_LE(0, afd);
+	ASSERT_EQ(2000, send(cfd, buf, 2000, 0));
+	ASSERT_EQ(2000, recv(afd, buf, sizeof(buf), 0));
+	ASSERT_EQ(0, get_info(cfd, &ci));
+	ASSERT_EQ(0, get_info(afd, &ai));
+	EXPECT_EQ(1ULL, ci.mrci_msgs_sent);
+	EXPECT_EQ(2000ULL, ci.mrci_bytes_sent);
+	EXPECT_EQ(1ULL, ai.mrci_msgs_received);
+	EXPECT_EQ(2000ULL, ai.mrci_bytes_received);
+	EXPECT_EQ(ci.mrci_local_cid, ai.mrci_remote_cid);
+	EXPECT_EQ(ai.mrci_local_cid, ci.mrci_remote_cid);
+	close(afd);
+	close(cfd);
+	close(lfd);
+}
+
+TEST_HARNESS_MAIN
