@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -384,6 +385,105 @@ TEST(info_counts)
 	EXPECT_EQ(ai.mrci_local_cid, ci.mrci_remote_cid);
 	close(afd);
 	close(cfd);
+	close(lfd);
+}
+
+static unsigned long mib(const char *name)
+{
+	char line[128], key[64];
+	unsigned long v, found = 0;
+	FILE *f = fopen("/proc/net/mrc_stat", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63s %lu", key, &v) == 2 && !strcmp(key, name))
+			found = v;
+	fclose(f);
+	return found;
+}
+
+static int param(const char *name, const char *value, char *old, size_t len)
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/mrc/parameters/%s", name);
+	if (old) {
+		f = fopen(path, "r");
+		if (!f || !fgets(old, len, f))
+			return -1;
+		fclose(f);
+	}
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fputs(value, f);
+	return fclose(f);
+}
+
+/* SYNs into a dummy device vanish: connect() fails after syn_retries. */
+TEST(connect_timeout)
+{
+	struct sockaddr_mrc sa = addr6("2001:db8:99::2", 7);
+	char retries[16], rto[16];
+	unsigned long before;
+	int fd;
+
+	if (geteuid())
+		SKIP(return, "needs root");
+	ASSERT_EQ(0, system("ip link add mrcdummy0 type dummy && ip link set mrcdummy0 up && "
+			    "ip addr add 2001:db8:99::1/64 dev mrcdummy0 nodad"));
+	ASSERT_EQ(0, param("syn_retries", "2", retries, sizeof(retries)));
+	ASSERT_EQ(0, param("rto_init_ms", "20", rto, sizeof(rto)));
+	before = mib("ConnTimeout");
+	fd = socket(family(), SOCK_SEQPACKET, 0);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-1, connect(fd, (struct sockaddr *)&sa, sizeof(sa)));
+	EXPECT_EQ(ETIMEDOUT, errno);
+	EXPECT_EQ(before + 1, mib("ConnTimeout"));
+	close(fd);
+	param("syn_retries", retries, NULL, 0);
+	param("rto_init_ms", rto, NULL, 0);
+	system("ip link del mrcdummy0");
+}
+
+/* 1,000 connections at once between the same two endpoints. */
+TEST(thousand_connections)
+{
+	enum { N = 1000 };
+	struct rlimit rl = { .rlim_cur = 4 * N, .rlim_max = 4 * N };
+	static int cfd[N], afd[N];
+	unsigned char out[100], in[200];
+	unsigned short port;
+	int lfd, i;
+
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		SKIP(return, "cannot raise RLIMIT_NOFILE");
+	lfd = listener(&port);
+	ASSERT_LE(0, lfd);
+	for (i = 0; i < N; i++) {
+		cfd[i] = connect_to(port);
+		ASSERT_LE(0, cfd[i]) TH_LOG("connection %d: %s", i, strerror(errno));
+		afd[i] = accept(lfd, NULL, NULL);
+		ASSERT_LE(0, afd[i]) TH_LOG("accept %d: %s", i, strerror(errno));
+	}
+	for (i = 0; i < N; i++) {
+		fill(out, sizeof(out), i);
+		ASSERT_EQ(100, send(cfd[i], out, sizeof(out), 0));
+	}
+	for (i = 0; i < N; i++) {
+		set_timeouts(afd[i], 30);
+		fill(out, sizeof(out), i);
+		ASSERT_EQ(100, recv(afd[i], in, sizeof(in), 0)) TH_LOG("connection %d", i);
+		ASSERT_EQ(0, memcmp(in, out, sizeof(out)));
+		ASSERT_EQ(100, send(afd[i], in, 100, 0));
+	}
+	for (i = 0; i < N; i++) {
+		ASSERT_EQ(100, recv(cfd[i], in, sizeof(in), 0));
+		close(cfd[i]);
+		close(afd[i]);
+	}
 	close(lfd);
 }
 
