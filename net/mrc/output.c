@@ -73,6 +73,12 @@ static int mrc_output(struct net *net, struct sock *sk, struct sk_buff *skb,
 	uh->len = htons(skb->len);
 	uh->check = 0;
 	skb_dst_set(skb, dst);
+	if (skb_is_gso(skb)) {
+		/* Segmentation fills in each packet's checksum. */
+		skb->ip_summed = CHECKSUM_PARTIAL;
+		skb->csum_start = skb_transport_header(skb) - skb->head;
+		skb->csum_offset = offsetof(struct udphdr, check);
+	}
 	udp6_set_csum(false, skb, &fl6.saddr, &fl6.daddr, skb->len);
 
 	err = ip6_xmit(usk, skb, &fl6, fl6.flowi6_mark, NULL, INET_ECN_ECT_0,
@@ -149,13 +155,39 @@ u32 mrc_route_mss(struct sock *sk, struct in6_addr *saddr)
 	return mtu - sizeof(struct ipv6hdr) - MRC_DATA_OVERHEAD;
 }
 
+static void mrc_data_hdr(struct sock *sk, struct mrc_data *d,
+			 const struct mrc_tx_cb *cb)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+
+	mrc_fill_hdr(&d->h, MRC_PKT_DATA, cb->xmits > 1 ? MRC_F_RETX : 0,
+		     msk->rcid, msk->lcid, 0);
+	d->psn = htonl(cb->psn);
+	d->msn = htonl(cb->msn);
+	d->offset = htonl(cb->offset);
+	d->msg_len = htonl(cb->msg_len);
+	d->tsval = htonl(cb->xmit_us);
+}
+
+static void mrc_count_xmit(struct sock *sk, struct mrc_tx_cb *cb, u32 now)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+
+	cb->xmit_us = now;
+	cb->xmits++;
+	msk->stats.pkts_sent++;
+	MRC_INC(sock_net(sk), OUT_DATA);
+	if (cb->xmits > 1) {
+		msk->stats.pkts_retrans++;
+		MRC_INC(sock_net(sk), OUT_RETRANS);
+	}
+}
+
 /* Transmit (a copy of) one DATA packet kept in the ring. */
 static void mrc_xmit_data(struct sock *sk, struct sk_buff *skb)
 {
 	struct mrc_tx_cb *cb = MRC_TX_CB(skb);
-	struct mrc_sock *msk = mrc_sk(sk);
 	struct sk_buff *nskb;
-	struct mrc_data *d;
 
 	/* A copy still queued below us owns the headroom: copy, not clone. */
 	nskb = skb_cloned(skb) ? pskb_copy(skb, GFP_ATOMIC) :
@@ -164,24 +196,46 @@ static void mrc_xmit_data(struct sock *sk, struct sk_buff *skb)
 		MRC_INC(sock_net(sk), TX_ERRORS);
 		return;
 	}
-	cb->xmit_us = mrc_now_us();
-	cb->xmits++;
-	msk->stats.pkts_sent++;
-	MRC_INC(sock_net(sk), OUT_DATA);
-	if (cb->xmits > 1) {
-		msk->stats.pkts_retrans++;
-		MRC_INC(sock_net(sk), OUT_RETRANS);
-	}
-
-	d = skb_push(nskb, sizeof(*d));
-	mrc_fill_hdr(&d->h, MRC_PKT_DATA, cb->xmits > 1 ? MRC_F_RETX : 0,
-		     msk->rcid, msk->lcid, 0);
-	d->psn = htonl(cb->psn);
-	d->msn = htonl(cb->msn);
-	d->offset = htonl(cb->offset);
-	d->msg_len = htonl(cb->msg_len);
-	d->tsval = htonl(cb->xmit_us);
+	mrc_count_xmit(sk, cb, mrc_now_us());
+	mrc_data_hdr(sk, skb_push(nskb, sizeof(struct mrc_data)), cb);
 	mrc_output_conn(sk, nskb);
+}
+
+/* Largest UDP payload of one GSO batch, and the most packets in one. */
+#define MRC_GSO_BYTES	(64000 - sizeof(struct udphdr))
+#define MRC_GSO_SEGS	64
+
+/* Transmit n > 1 consecutive new packets, all but the last full-sized, as
+ * one UDP GSO skb: the stack is traversed once and segmentation (in
+ * software when the device cannot) makes the n packets. Falls back to
+ * one skb a packet when the batch cannot be allocated.
+ */
+static void mrc_xmit_batch(struct sock *sk, struct sk_buff **pkts, u32 n)
+{
+	u32 seg = sizeof(struct mrc_data) + mrc_sk(sk)->mss;
+	u32 len = (n - 1) * seg + sizeof(struct mrc_data) +
+		  MRC_TX_CB(pkts[n - 1])->len;
+	u32 now = mrc_now_us(), i;
+	struct sk_buff *gso;
+
+	gso = alloc_skb(MRC_HEADROOM + len, GFP_ATOMIC | __GFP_NOWARN);
+	if (!gso) {
+		for (i = 0; i < n; i++)
+			mrc_xmit_data(sk, pkts[i]);
+		return;
+	}
+	skb_reserve(gso, MRC_HEADROOM);
+	for (i = 0; i < n; i++) {
+		struct mrc_tx_cb *cb = MRC_TX_CB(pkts[i]);
+
+		mrc_count_xmit(sk, cb, now);
+		mrc_data_hdr(sk, skb_put(gso, sizeof(struct mrc_data)), cb);
+		skb_copy_bits(pkts[i], 0, skb_put(gso, cb->len), cb->len);
+	}
+	skb_shinfo(gso)->gso_size = seg;
+	skb_shinfo(gso)->gso_type = SKB_GSO_UDP_L4;
+	skb_shinfo(gso)->gso_segs = n;
+	mrc_output_conn(sk, gso);
 }
 
 static struct sk_buff **mrc_txq_slot(struct mrc_sock *msk, u32 psn)
@@ -202,6 +256,14 @@ static u32 mrc_inflight(const struct mrc_sock *msk)
 static bool mrc_rwnd_allows(const struct mrc_sock *msk, u32 len)
 {
 	return msk->inflight_bytes + len <= msk->peer_rwnd;
+}
+
+static void mrc_send_batch(struct sock *sk, struct sk_buff **pkts, u32 n)
+{
+	if (n == 1)
+		mrc_xmit_data(sk, pkts[0]);
+	else
+		mrc_xmit_batch(sk, pkts, n);
 }
 
 static void mrc_retransmit_lost(struct sock *sk)
@@ -225,6 +287,8 @@ static void mrc_retransmit_lost(struct sock *sk)
 static void mrc_send_new(struct sock *sk, bool probe)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
+	struct sk_buff *batch[MRC_GSO_SEGS];
+	u32 n = 0, bytes = 0;
 	struct sk_buff *skb;
 
 	while ((skb = skb_peek(&sk->sk_write_queue))) {
@@ -241,8 +305,19 @@ static void mrc_send_new(struct sock *sk, bool probe)
 		*mrc_txq_slot(msk, cb->psn) = skb;
 		msk->outstanding++;
 		msk->inflight_bytes += cb->len;
-		mrc_xmit_data(sk, skb);
+
+		batch[n++] = skb;
+		bytes += sizeof(struct mrc_data) + cb->len;
+		/* A batch ends with a short packet or when it is full. */
+		if (cb->len == msk->mss && n < MRC_GSO_SEGS &&
+		    bytes + sizeof(struct mrc_data) + msk->mss <= MRC_GSO_BYTES)
+			continue;
+		mrc_send_batch(sk, batch, n);
+		n = 0;
+		bytes = 0;
 	}
+	if (n)
+		mrc_send_batch(sk, batch, n);
 }
 
 /**

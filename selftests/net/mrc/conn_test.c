@@ -432,8 +432,9 @@ TEST(connect_timeout)
 
 	if (geteuid())
 		SKIP(return, "needs root");
-	ASSERT_EQ(0, system("ip link add mrcdummy0 type dummy && ip link set mrcdummy0 up && "
-			    "ip addr add 2001:db8:99::1/64 dev mrcdummy0 nodad"));
+	ASSERT_EQ(0, system("ip link add mrcdummy0 type dummy"));
+	ASSERT_EQ(0, system("ip link set mrcdummy0 up"));
+	ASSERT_EQ(0, system("ip addr add 2001:db8:99::1/64 dev mrcdummy0 nodad"));
 	ASSERT_EQ(0, param("syn_retries", "2", retries, sizeof(retries)));
 	ASSERT_EQ(0, param("rto_init_ms", "20", rto, sizeof(rto)));
 	before = mib("ConnTimeout");
