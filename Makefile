@@ -22,7 +22,7 @@ endif
 # out-of-tree build writes its objects next to its sources.
 MODULE_SRCS := Kbuild $(shell find net include uapi -name '*.[ch]' -o -name Kbuild)
 
-.PHONY: all modules module-one deps check demo selftests tools checkpatch clean
+.PHONY: all modules module-one deps check demo bench selftests tools checkpatch clean
 
 all: modules selftests tools
 
@@ -70,6 +70,14 @@ check: deps
 demo: deps
 	@$(MAKE) --no-print-directory all KVER=
 	@$(TESTING)/demo
+
+bench: deps
+	@$(MAKE) --no-print-directory all KVER=
+	@mkdir -p $(BUILD)/bench
+	@$(TESTING)/vm-run --timeout 3600 --outdir $(BUILD)/bench/vm -- \
+		$(TESTING)/bench/basic.sh $(BUILD)/bench/vm/basic.json
+	@cp $(BUILD)/bench/vm/basic.json $(BUILD)/bench/basic.json
+	@echo "results: $(BUILD)/bench/basic.json"
 
 checkpatch:
 	@$(TESTING)/checkpatch

@@ -66,5 +66,6 @@ struct mrc_mib {
 };
 
 #define MRC_INC(net, field)	this_cpu_inc(mrc_net(net)->mib->mibs[MRC_MIB_##field])
+#define MRC_ADD(net, field, n)	this_cpu_add(mrc_net(net)->mib->mibs[MRC_MIB_##field], n)
 
 #endif /* _MRC_MIB_H */

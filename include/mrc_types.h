@@ -198,6 +198,7 @@ struct mrc_stats {
  * @retries: timeouts since the peer was last heard
  * @rack_xmit_us: send time of the most recently sent packet delivered
  * @rack_rtt_us: RTT of that packet
+ * @high_delivered: highest PSN acknowledged cumulatively or selectively
  * @rto_deadline: jiffies at which the RTO expires (the timer may fire
  *	earlier, for the reordering window)
  * @rtx_timer: RTO, reordering, handshake, FIN and zero-window timer
@@ -263,6 +264,7 @@ struct mrc_sock {
 	u8 retries;
 	u32 rack_xmit_us;
 	u32 rack_rtt_us;
+	u32 high_delivered;
 	unsigned long rto_deadline;
 	struct timer_list rtx_timer;
 	struct timer_list ack_timer;

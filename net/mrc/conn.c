@@ -315,7 +315,7 @@ void mrc_conn_maybe_done(struct sock *sk)
 void mrc_rtt_sample(struct sock *sk, u32 rtt_us)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
-	u32 g = jiffies_to_usecs(1), var;
+	u32 g = jiffies_to_usecs(1), var, lo, hi;
 
 	if (!rtt_us)
 		rtt_us = 1;
@@ -329,9 +329,9 @@ void mrc_rtt_sample(struct sock *sk, u32 rtt_us)
 		msk->srtt_us = msk->srtt_us - msk->srtt_us / 8 + rtt_us / 8;
 	}
 	var = max(g, 4 * msk->rttvar_us);
-	msk->rto_us = clamp_t(u32, msk->srtt_us + var,
-			      mrc_rto_min_ms * USEC_PER_MSEC,
-			      mrc_rto_max_ms * USEC_PER_MSEC);
+	lo = max_t(u32, mrc_rto_min_ms, 1) * USEC_PER_MSEC;
+	hi = max_t(u32, mrc_rto_max_ms * USEC_PER_MSEC, lo);
+	msk->rto_us = clamp_t(u32, msk->srtt_us + var, lo, hi);
 }
 
 /**

@@ -236,7 +236,11 @@ static void mrc_rcv_data(struct sock *sk, struct sk_buff *skb)
 			MRC_INC(net, DROP_BAD_MSG);
 		goto drop;
 	}
-	hol = msn == msk->rcv_msn;
+	/* The message next in line may exceed the buffer, so that messages
+	 * larger than SO_RCVBUF complete; but only while the reader has
+	 * nothing else queued, which bounds memory to one message.
+	 */
+	hol = msn == msk->rcv_msn && skb_queue_empty(&sk->sk_receive_queue);
 	if (!hol && atomic_read(&sk->sk_rmem_alloc) + skb->truesize >
 		    READ_ONCE(sk->sk_rcvbuf)) {
 		MRC_INC(net, DROP_RCVBUF);
@@ -293,6 +297,8 @@ static u32 mrc_tx_delivered(struct sock *sk, u32 psn, u32 now)
 		msk->rack_xmit_us = cb->xmit_us;
 		msk->rack_rtt_us = now - cb->xmit_us;
 	}
+	if (mrc_after(psn, msk->high_delivered))
+		msk->high_delivered = psn;
 	if (cb->xmits > 1 && !cb->via_rto) {
 		msk->stats.sack_recovered++;
 		MRC_INC(sock_net(sk), SACK_RECOVERED);
@@ -320,10 +326,13 @@ static void mrc_rcv_ack(struct sock *sk, struct sk_buff *skb)
 	unsigned int i;
 
 	MRC_INC(net, IN_ACKS);
-	if (mrc_after(cum, msk->snd_nxt) || mrc_before(cum, msk->snd_isn)) {
+	if (mrc_after(cum, msk->snd_nxt)) {
 		MRC_INC(net, DROP_ACK_UNSENT);
 		return;
 	}
+	/* Overtaken by a later ACK: nothing in it is news. */
+	if (mrc_before(cum, msk->snd_una))
+		return;
 	for (i = 0; i < MRC_SACK_WORDS; i++)
 		words[i] = be64_to_cpu(a->sack[i]);
 	bitmap_from_arr64(sack, words, MRC_SACK_BITS);
@@ -426,10 +435,12 @@ static void mrc_rcv_rst(struct sock *sk)
 	struct mrc_sock *msk = mrc_sk(sk);
 
 	MRC_INC(sock_net(sk), IN_RSTS);
-	/* Our FIN went out only after everything we sent was acknowledged:
-	 * the peer merely left first.
+	/* Our FIN went out only after everything we sent was acknowledged;
+	 * if we expect nothing more either, the peer merely left first.
 	 */
-	if ((msk->fin & MRC_FIN_SENT) || msk->state == MRC_SYN_RECV)
+	if (((msk->fin & MRC_FIN_SENT) &&
+	     ((msk->fin & MRC_FIN_RCVD) || sock_flag(sk, SOCK_DEAD))) ||
+	    msk->state == MRC_SYN_RECV)
 		mrc_conn_done(sk);
 	else
 		mrc_conn_abort(sk, ECONNRESET, false);
@@ -456,10 +467,21 @@ static void mrc_rcv_synack(struct sock *sk, struct sk_buff *skb)
 	mrc_push(sk);
 }
 
+static struct sock *mrc_find_child(struct list_head *list, u32 rcid,
+				   const struct in6_addr *raddr)
+{
+	struct mrc_sock *cmsk;
+
+	list_for_each_entry(cmsk, list, accept_node)
+		if (cmsk->rcid == rcid && ipv6_addr_equal(&cmsk->daddr, raddr))
+			return &cmsk->sk;
+	return NULL;
+}
+
 static void mrc_listen_rcv_syn(struct sock *lsk, struct sk_buff *skb)
 {
 	const struct mrc_syn *s = (const struct mrc_syn *)skb->data;
-	struct mrc_sock *lmsk = mrc_sk(lsk), *cmsk;
+	struct mrc_sock *lmsk = mrc_sk(lsk);
 	struct net *net = sock_net(lsk);
 	u32 scid = ntohl(s->h.scid);
 	struct sock *child = NULL;
@@ -472,19 +494,15 @@ static void mrc_listen_rcv_syn(struct sock *lsk, struct sk_buff *skb)
 
 	/* A retransmitted SYN: answer again from the child we made. */
 	spin_lock_bh(&lmsk->accept_lock);
-	list_for_each_entry(cmsk, &lmsk->pending, accept_node) {
-		if (cmsk->rcid == scid &&
-		    ipv6_addr_equal(&cmsk->daddr, &MRC_IN_CB(skb)->saddr)) {
-			child = &cmsk->sk;
-			sock_hold(child);
-			break;
-		}
-	}
+	child = mrc_find_child(&lmsk->pending, scid, &MRC_IN_CB(skb)->saddr) ?:
+		mrc_find_child(&lmsk->accept_q, scid, &MRC_IN_CB(skb)->saddr);
+	if (child)
+		sock_hold(child);
 	spin_unlock_bh(&lmsk->accept_lock);
 	if (child) {
 		local_bh_disable();
-		bh_lock_sock(child);
-		if (cmsk->state == MRC_SYN_RECV)
+		bh_lock_sock_nested(child);
+		if (mrc_sk(child)->state == MRC_SYN_RECV)
 			mrc_send_syn(child, MRC_PKT_SYNACK, ntohl(s->tsval));
 		bh_unlock_sock(child);
 		local_bh_enable();
@@ -492,7 +510,7 @@ static void mrc_listen_rcv_syn(struct sock *lsk, struct sk_buff *skb)
 		return;
 	}
 
-	if (READ_ONCE(lmsk->nr_pending) + READ_ONCE(lsk->sk_ack_backlog) >=
+	if (READ_ONCE(lmsk->nr_pending) + READ_ONCE(lsk->sk_ack_backlog) >
 	    READ_ONCE(lsk->sk_max_ack_backlog)) {
 		MRC_INC(net, DROP_LISTEN_OVERFLOW);
 		return;
@@ -504,7 +522,7 @@ static void mrc_listen_rcv_syn(struct sock *lsk, struct sk_buff *skb)
 		return;
 	/* Backlog processing runs with softirqs on: keep them off the lock. */
 	local_bh_disable();
-	bh_lock_sock(child);
+	bh_lock_sock_nested(child);
 	mrc_send_syn(child, MRC_PKT_SYNACK, ntohl(s->tsval));
 	mrc_arm_rto(child);
 	bh_unlock_sock(child);
@@ -617,18 +635,21 @@ static void mrc_rcv_locked(struct sock *sk, struct sk_buff *skb)
 int mrc_udp_rcv(struct sock *usk, struct sk_buff *skb)
 {
 	struct net *net = sock_net(usk);
-	struct mrc_in_cb *in = MRC_IN_CB(skb);
 	const struct ipv6hdr *ip6 = ipv6_hdr(skb);
+	int ifindex = inet6_iif(skb);
+	bool ce = INET_ECN_is_ce(ipv6_get_dsfield(ip6));
+	struct mrc_in_cb *in = MRC_IN_CB(skb);
 	const struct mrc_hdr *h;
 	struct mrc_reply reply;
 	struct sock *sk;
 	unsigned int len;
 
 	MRC_INC(net, IN_PKTS);
+	/* IP6CB, where inet6_iif() looks, shares skb->cb with *in. */
 	in->saddr = ip6->saddr;
 	in->daddr = ip6->daddr;
-	in->ifindex = inet6_iif(skb);
-	in->ce = INET_ECN_is_ce(ipv6_get_dsfield(ip6));
+	in->ifindex = ifindex;
+	in->ce = ce;
 
 	if (!pskb_may_pull(skb, sizeof(struct udphdr) + sizeof(*h))) {
 		MRC_INC(net, DROP_SHORT);

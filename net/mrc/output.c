@@ -40,7 +40,7 @@ static int mrc_output(struct net *net, struct sock *sk, struct sk_buff *skb,
 	struct dst_entry *dst = NULL;
 	struct flowi6 fl6 = {};
 	struct udphdr *uh;
-	int err;
+	int err, segs;
 
 	fl6.flowi6_proto = IPPROTO_UDP;
 	fl6.flowi6_oif = oif;
@@ -66,6 +66,7 @@ static int mrc_output(struct net *net, struct sock *sk, struct sk_buff *skb,
 			dst_cache_set_ip6(cache, dst, &fl6.saddr);
 	}
 
+	segs = skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1;
 	uh = skb_push(skb, sizeof(*uh));
 	skb_reset_transport_header(skb);
 	uh->source = fl6.fl6_sport;
@@ -87,7 +88,7 @@ static int mrc_output(struct net *net, struct sock *sk, struct sk_buff *skb,
 	if (err)
 		MRC_INC(net, TX_ERRORS);
 	else
-		MRC_INC(net, OUT_PKTS);
+		MRC_ADD(net, OUT_PKTS, segs);
 	local_bh_enable();
 	return err;
 }
@@ -380,7 +381,10 @@ static u32 mrc_reo_wnd_us(const struct mrc_sock *msk)
  * A packet is lost when a packet sent after it has been delivered and a
  * further reordering window (a quarter of srtt, at least one jiffy) has
  * passed, so that reordering is not taken for loss. Packets still inside
- * that window arm the timer for its end.
+ * that window arm the timer for its end. Only packets below the highest
+ * PSN delivered can have been overtaken by a first transmission, so the
+ * scan stops there; a packet overtaken only by a retransmission is left
+ * to the RTO.
  */
 void mrc_detect_losses(struct sock *sk)
 {
@@ -391,7 +395,7 @@ void mrc_detect_losses(struct sock *sk)
 
 	if (!msk->rack_xmit_us)
 		return;
-	for (psn = msk->snd_una; mrc_before(psn, msk->snd_nxt); psn++) {
+	for (psn = msk->snd_una; mrc_before(psn, msk->high_delivered); psn++) {
 		struct sk_buff *skb = *mrc_txq_slot(msk, psn);
 		struct mrc_tx_cb *cb;
 		s32 left;
@@ -424,6 +428,7 @@ static void mrc_rto_fired(struct sock *sk)
 
 	msk->stats.rtos++;
 	MRC_INC(sock_net(sk), RTO);
+	msk->ssthresh = max_t(u32, mrc_inflight(msk) / 2, 2);
 	for (psn = msk->snd_una; mrc_before(psn, msk->snd_nxt); psn++) {
 		struct sk_buff *skb = *mrc_txq_slot(msk, psn);
 
@@ -433,11 +438,10 @@ static void mrc_rto_fired(struct sock *sk)
 			msk->lost++;
 		}
 	}
-	msk->ssthresh = max_t(u32, mrc_inflight(msk) / 2, 2);
+	/* Slow start again from two packets, as TCP does after an RTO. */
 	msk->cwnd = 2;
 	msk->cwnd_cnt = 0;
-	msk->in_recovery = true;
-	msk->recover = msk->snd_nxt;
+	msk->in_recovery = false;
 	mrc_retransmit_lost(sk);
 }
 
@@ -453,7 +457,7 @@ static void mrc_rto_fired(struct sock *sk)
 void mrc_rtx_timeout(struct sock *sk)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
-	unsigned int limit = mrc_max_retries;
+	unsigned int limit = min_t(unsigned int, mrc_max_retries, U8_MAX);
 
 	if (msk->state == MRC_CLOSED || msk->state == MRC_LISTEN)
 		return;
@@ -467,7 +471,7 @@ void mrc_rtx_timeout(struct sock *sk)
 	}
 
 	if (msk->state == MRC_SYN_SENT || msk->state == MRC_SYN_RECV)
-		limit = mrc_syn_retries;
+		limit = min_t(unsigned int, mrc_syn_retries, U8_MAX);
 	if (msk->retries >= limit) {
 		/* A child nobody has accepted just goes away. */
 		mrc_conn_abort(sk, msk->state == MRC_SYN_RECV ? 0 : ETIMEDOUT,
@@ -475,7 +479,8 @@ void mrc_rtx_timeout(struct sock *sk)
 		return;
 	}
 	msk->retries++;
-	msk->backoff++;
+	if (msk->backoff < 20)
+		msk->backoff++;
 
 	switch (msk->state) {
 	case MRC_SYN_SENT:
@@ -633,7 +638,7 @@ void mrc_send_rst(struct sock *sk, u32 reason)
 	struct sk_buff *skb;
 	struct mrc_rst *r;
 
-	if (!msk->rcid && msk->state != MRC_SYN_SENT)
+	if (!msk->rcid)
 		return;
 	skb = mrc_alloc_ctrl(sizeof(*r));
 	if (!skb) {

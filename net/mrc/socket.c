@@ -245,7 +245,7 @@ static int mrc_listen(struct socket *sock, int backlog)
 
 	lock_sock(sk);
 	err = -EINVAL;
-	if (sock->state != SS_UNCONNECTED ||
+	if (sock->state == SS_CONNECTED ||
 	    (msk->state != MRC_CLOSED && msk->state != MRC_LISTEN))
 		goto out;
 	err = mrc_autobind(sk);
@@ -377,6 +377,7 @@ static int mrc_connect(struct socket *sock, struct sockaddr *uaddr,
 	lock_sock(sk);
 	switch (msk->state) {
 	case MRC_ESTABLISHED:
+		sock->state = SS_CONNECTED;
 		err = -EISCONN;
 		goto out;
 	case MRC_SYN_SENT:
@@ -388,6 +389,13 @@ static int mrc_connect(struct socket *sock, struct sockaddr *uaddr,
 		if (sock->state == SS_CONNECTED) {
 			err = -EISCONN;
 			goto out;
+		}
+		/* A non-blocking attempt failed: report it once, then retry. */
+		if (sock->state == SS_CONNECTING) {
+			sock->state = SS_UNCONNECTED;
+			err = sock_error(sk);
+			if (err)
+				goto out;
 		}
 		break;
 	default:
@@ -420,6 +428,7 @@ static int mrc_connect(struct socket *sock, struct sockaddr *uaddr,
 	msk->snd_isn = get_random_u32();
 	msk->snd_una = msk->snd_isn;
 	msk->snd_nxt = msk->snd_isn;
+	msk->high_delivered = msk->snd_isn - 1;
 	err = mrc_conn_hash(sk);
 	if (err)
 		goto out;
@@ -897,6 +906,9 @@ struct sock *mrc_child_create(struct sock *lsk, const struct in6_addr *laddr,
 	child->sk_mark = READ_ONCE(lsk->sk_mark);
 	child->sk_priority = READ_ONCE(lsk->sk_priority);
 	child->sk_userlocks = lsk->sk_userlocks;
+	child->sk_lingertime = READ_ONCE(lsk->sk_lingertime);
+	if (sock_flag(lsk, SOCK_LINGER))
+		sock_set_flag(child, SOCK_LINGER);
 	child->sk_bound_dev_if = lsk->sk_bound_dev_if;
 	if (!child->sk_bound_dev_if &&
 	    (ipv6_addr_type(raddr) & IPV6_ADDR_LINKLOCAL))
@@ -914,6 +926,7 @@ struct sock *mrc_child_create(struct sock *lsk, const struct in6_addr *laddr,
 	cmsk->snd_isn = get_random_u32();
 	cmsk->snd_una = cmsk->snd_isn;
 	cmsk->snd_nxt = cmsk->snd_isn;
+	cmsk->high_delivered = cmsk->snd_isn - 1;
 	cmsk->state = MRC_SYN_RECV;
 	child->sk_state = MRC_SYN_RECV;
 	if (cmsk->mss < MRC_MSS_MIN) {

@@ -1,0 +1,249 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Data transfer between two network namespaces joined by a veth pair:
+# message sizes around one packet and up to MRC_MSG_MAX, order and content
+# of 10,000 messages, the same under netem loss, reordering, duplication and
+# jitter (with the OutRetrans counter checked), and 1,000 connections at
+# once. mrcperf does the transfers: every message is checked for loss,
+# duplication, reordering and corruption, and both ends must agree on what
+# was sent. Needs root, tc with netem, and mrc.ko loaded (vm-run does that).
+#
+#   ns A (client)  veth-a 2001:db8::1  <-->  2001:db8::2 veth-b  ns B (server)
+
+# Test functions run through run_test, which shellcheck cannot follow.
+# shellcheck disable=SC2317
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$(dirname "$0")"/lib.sh
+
+MRCPERF=$MRC_TOP/build/tools/mrcperf
+SEED=${MRC_SEED:-$RANDOM}
+SUFFIX=$RANDOM
+NS_A=mrc-a-$SUFFIX
+NS_B=mrc-b-$SUFFIX
+ADDR_A=2001:db8::1
+ADDR_B=2001:db8::2
+# Each impaired case moves this many messages of this size (2 MB).
+IMPAIRED_SIZE=1000
+IMPAIRED_COUNT=2000
+
+tmp=$(mktemp -d)
+cleanup() {
+	ip netns pids "$NS_A" 2>/dev/null | xargs -r kill 2>/dev/null
+	ip netns pids "$NS_B" 2>/dev/null | xargs -r kill 2>/dev/null
+	ip netns del "$NS_A" 2>/dev/null
+	ip netns del "$NS_B" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit "$KSFT_FAIL"' INT TERM
+
+addr_ready() {
+	local ns=$1 dev=$2 addr=$3
+
+	ip -n "$ns" link show dev "$dev" | grep -q LOWER_UP &&
+		ip -n "$ns" -6 addr show dev "$dev" | grep -q "inet6 $addr/64 scope global" &&
+		! ip -n "$ns" -6 addr show dev "$dev" tentative | grep -q "inet6 $addr/"
+}
+
+setup() {
+	ip netns add "$NS_A" || return 1
+	ip netns add "$NS_B" || return 1
+	ip -n "$NS_A" link add veth-a mtu 1500 type veth peer name veth-b netns "$NS_B" mtu 1500 ||
+		return 1
+	ip -n "$NS_A" addr add "$ADDR_A"/64 dev veth-a nodad || return 1
+	ip -n "$NS_B" addr add "$ADDR_B"/64 dev veth-b nodad || return 1
+	ip -n "$NS_A" link set lo up && ip -n "$NS_A" link set veth-a up || return 1
+	ip -n "$NS_B" link set lo up && ip -n "$NS_B" link set veth-b up || return 1
+	wait_for 10 addr_ready "$NS_A" veth-a "$ADDR_A" || return 1
+	wait_for 10 addr_ready "$NS_B" veth-b "$ADDR_B"
+}
+
+# A fresh port for every server, so that no case depends on how soon the
+# previous one's port can be bound again.
+next_port() {
+	local port
+
+	port=$(cat "$tmp/port" 2>/dev/null || echo 5201)
+	echo $((port + 1)) > "$tmp/port"
+	echo "$port"
+}
+
+gone() {
+	! kill -0 "$1" 2>/dev/null
+}
+
+# transfer CLIENT-ARGS...: a -1 server in B, a --verify client in A. Passes
+# only if both exit 0: the server saw every message intact and in order, and
+# the client's count of messages and bytes matches the server's.
+transfer() {
+	local port limit spid crc src
+
+	port=$(next_port)
+	limit=$(slow_limit 30)
+	rm -f "$tmp/ready"
+	ip netns exec "$NS_B" "$MRCPERF" -s -1 -B "$ADDR_B" -p "$port" --timeout "$limit" \
+		--ready "$tmp/ready" > "$tmp/server.log" 2>&1 &
+	spid=$!
+	if ! wait_ready "$spid" "$tmp/ready"; then
+		sed 's/^/server: /' "$tmp/server.log"
+		return 1
+	fi
+	timeout -k 10 "$(slow_limit 150)" ip netns exec "$NS_A" "$MRCPERF" -c "$ADDR_B" \
+		-p "$port" --verify --seed "$SEED" --timeout "$limit" "$@" > "$tmp/client.log" 2>&1
+	crc=$?
+	# The session is over, so the server is exiting (or will time out).
+	wait_for 60 gone "$spid" || kill "$spid"
+	wait "$spid"
+	src=$?
+	if [ "$crc" -ne 0 ] || [ "$src" -ne 0 ]; then
+		echo "mrcperf $*: client exit $crc, server exit $src"
+		# Per-connection lines only where they carry an error.
+		grep -Ev '^\[ *[0-9]+\] +[0-9]' "$tmp/client.log" | sed 's/^/client: /'
+		grep -Ev '^\[ *[0-9]+\] +[0-9]' "$tmp/server.log" | sed 's/^/server: /'
+		return 1
+	fi
+	grep -E '^\[SUM\]|^mrc_info' "$tmp/client.log"
+}
+
+test_message_size() {
+	local size=$1 count=$2
+
+	transfer -l "$size" -n "$count"
+}
+
+test_10000_in_order() {
+	transfer -l 1000 -n 10000
+}
+
+# Sum of OutRetrans over both namespaces, or why it cannot be read.
+read_retrans() {
+	local ns n total=0
+
+	for ns in "$NS_A" "$NS_B"; do
+		if ! ip netns exec "$ns" test -r /proc/net/mrc_stat; then
+			echo "/proc/net/mrc_stat does not exist (in $ns)"
+			return 1
+		fi
+		# shellcheck disable=SC2016 # awk's own $1 and $2
+		n=$(ip netns exec "$ns" awk '$1 == "OutRetrans" { print $2 }' /proc/net/mrc_stat)
+		if [ -z "$n" ]; then
+			echo "/proc/net/mrc_stat has no OutRetrans counter (in $ns)"
+			return 1
+		fi
+		total=$((total + n))
+	done
+	echo "$total"
+}
+
+save_retrans() {
+	local v
+
+	if v=$(read_retrans); then
+		echo "$v" > "$1"
+	else
+		echo "! $v" > "$1"
+	fi
+}
+
+netem() {
+	ip netns exec "$NS_A" tc qdisc "$1" dev veth-a root netem "${@:2}" &&
+		ip netns exec "$NS_B" tc qdisc "$1" dev veth-b root netem "${@:2}"
+}
+
+netem_off() {
+	ip netns exec "$NS_A" tc qdisc del dev veth-a root 2>/dev/null
+	ip netns exec "$NS_B" tc qdisc del dev veth-b root 2>/dev/null
+}
+
+# test_netem CASE NETEM-ARGS...: the impaired transfer, with OutRetrans read
+# before and after it for test_retrans.
+test_netem() {
+	local case=$1 rc
+
+	shift
+	save_retrans "$tmp/$case.before"
+	if ! netem add "$@"; then
+		echo "tc qdisc add ... netem $* failed"
+		netem_off
+		return 1
+	fi
+	echo "netem $* on veth-a and veth-b"
+	transfer -l "$IMPAIRED_SIZE" -n "$IMPAIRED_COUNT"
+	rc=$?
+	netem_off
+	save_retrans "$tmp/$case.after"
+	return "$rc"
+}
+
+# test_retrans CASE lossy|lossless: /proc/net/mrc_stat is there, and under
+# loss the transfer of CASE retransmitted.
+test_retrans() {
+	local before after
+
+	before=$(cat "$tmp/$1.before" 2>/dev/null || echo "! the transfer did not run")
+	after=$(cat "$tmp/$1.after" 2>/dev/null || echo "! the transfer did not run")
+	for v in "$before" "$after"; do
+		if [ "${v:0:1}" = "!" ]; then
+			echo "${v:2}"
+			return 1
+		fi
+	done
+	echo "OutRetrans $before -> $after"
+	if [ "$2" = lossy ] && [ "$after" -le "$before" ]; then
+		echo "OutRetrans did not increase although netem dropped packets"
+		return 1
+	fi
+	return 0
+}
+
+test_1000_connections() {
+	ulimit -n 4096 2>/dev/null
+	transfer -P 1000 -n 5 -l 1000
+}
+
+# name, lossy or not, netem arguments
+NETEM_CASES=(
+	"loss-1	lossy	loss 1%"
+	"loss-5	lossy	loss 5%"
+	"loss-20	lossy	loss 20%"
+	"reorder	lossless	delay 10ms reorder 25% 50%"
+	"duplicate	lossless	duplicate 5%"
+	"jitter	lossless	delay 10ms 5ms"
+	"combined	lossy	loss 5% duplicate 5% delay 10ms 5ms reorder 25%"
+)
+SIZES=("1 1000" "1451 1000" "1452 1000" "1453 1000" "9000 300" "1048576 3" "4194304 1")
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "transfer.sh needs root"
+	exit "$KSFT_SKIP"
+fi
+mrc_loaded || { echo "mrc.ko is not loaded"; exit "$KSFT_SKIP"; }
+command -v tc > /dev/null || { echo "tc is not installed"; exit "$KSFT_SKIP"; }
+[ -x "$MRCPERF" ] || { echo "$MRCPERF is missing: run make tools"; exit "$KSFT_FAIL"; }
+
+ktap_begin $((${#SIZES[@]} + 2 + 2 * ${#NETEM_CASES[@]}))
+echo "# seed $SEED (MRC_SEED=$SEED repeats it), namespaces $NS_A and $NS_B"
+if ! setup; then
+	echo "# setup of the namespaces failed"
+	exit "$KSFT_FAIL"
+fi
+
+for s in "${SIZES[@]}"; do
+	read -r size count <<< "$s"
+	run_test "$size-byte messages x $count" test_message_size "$size" "$count"
+done
+run_test "1000-byte messages x 10000, in order" test_10000_in_order
+for c in "${NETEM_CASES[@]}"; do
+	IFS=$'\t' read -r name lossy args <<< "$c"
+	# shellcheck disable=SC2086 # netem arguments are words
+	run_test "netem $args: $IMPAIRED_SIZE-byte messages x $IMPAIRED_COUNT" \
+		test_netem "$name" $args
+	if [ "$lossy" = lossy ]; then
+		run_test "netem $args: OutRetrans increased" test_retrans "$name" lossy
+	else
+		run_test "netem $args: /proc/net/mrc_stat readable" test_retrans "$name" lossless
+	fi
+done
+run_test "1000 connections, 1000-byte messages x 5 each" test_1000_connections
+ktap_end
