@@ -22,6 +22,7 @@
 #include <linux/in6.h>
 #include <linux/list.h>
 #include <linux/rhashtable-types.h>
+#include <linux/sizes.h>
 #include <linux/skbuff.h>
 #include <linux/spinlock.h>
 #include <linux/timer.h>
@@ -36,6 +37,12 @@
  * the cumulative PSN and the 255 after it.
  */
 #define MRC_WND			256
+
+/* Default SO_RCVBUF and SO_SNDBUF, unless the sysctl defaults are larger. */
+#define MRC_DEFAULT_BUF		SZ_1M
+
+/* Before any packet arrives, assume half of an skb's truesize is payload. */
+#define MRC_RCV_SCALE_INIT	512
 
 /* The smallest DATA payload a connection accepts to run with. */
 #define MRC_MSS_MIN		64
@@ -211,6 +218,8 @@ struct mrc_stats {
  * @peer_final_msn: with MRC_FIN_RCVD: number of messages the peer sent
  * @rcv_unacked: DATA packets received since the last ACK
  * @rcv_wnd_adv: receive window in the last ACK
+ * @rcv_scale: payload bytes per byte of skb truesize received, in 1/1024,
+ *	averaged; it turns free buffer space into a window of payload
  * @ack_tsval: tsval of the latest packet to echo
  * @ack_rx_us: arrival time of that packet
  * @ack_ev: path of that packet
@@ -277,6 +286,7 @@ struct mrc_sock {
 	u32 peer_final_msn;
 	u32 rcv_unacked;
 	u32 rcv_wnd_adv;
+	u32 rcv_scale;
 	u32 ack_tsval;
 	u32 ack_rx_us;
 	u16 ack_ev;

@@ -145,6 +145,7 @@ void mrc_conn_init(struct sock *sk)
 	msk->ssthresh = MRC_WND;
 	msk->rto_us = mrc_rto_init_ms * USEC_PER_MSEC;
 	msk->peer_rwnd = U32_MAX;
+	msk->rcv_scale = MRC_RCV_SCALE_INIT;
 }
 
 /**

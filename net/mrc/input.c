@@ -255,9 +255,13 @@ static void mrc_rcv_data(struct sock *sk, struct sk_buff *skb)
 	}
 	skb_dst_drop(skb);
 	skb_set_owner_r(skb, sk);
+	msk->rcv_scale = (msk->rcv_scale * 7 +
+			  div_u64((u64)plen << 10, skb->truesize)) / 8;
 	rmsg->got += plen;
 	rmsg->mem += skb->truesize;
 
+	if (k)
+		MRC_INC(net, IN_OUT_OF_ORDER);
 	set_bit(k, msk->rcv_map);
 	k = find_first_zero_bit(msk->rcv_map, MRC_WND);
 	if (k) {

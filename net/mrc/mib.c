@@ -25,6 +25,7 @@ static const char * const mrc_mib_names[MRC_MIB_MAX] = {
 	[MRC_MIB_IN_RSTS] = "InRsts",
 	[MRC_MIB_OUT_RSTS] = "OutRsts",
 	[MRC_MIB_IN_NACKS] = "InNacks",
+	[MRC_MIB_IN_OUT_OF_ORDER] = "InOutOfOrder",
 	[MRC_MIB_ACTIVE_OPENS] = "ActiveOpens",
 	[MRC_MIB_PASSIVE_OPENS] = "PassiveOpens",
 	[MRC_MIB_CONN_REFUSED] = "ConnRefused",

@@ -512,8 +512,11 @@ void mrc_rtx_timeout(struct sock *sk)
  * @sk: the socket
  *
  * Free receive buffer, not counting the message next in line for delivery,
- * which is always accepted so that messages larger than the buffer
- * complete. Halved to cover per-packet overhead (skb truesize).
+ * which is accepted beyond the buffer so that messages larger than it
+ * complete. Buffer space is counted in skb truesize; the window is in
+ * payload bytes, converted with the ratio measured on arriving packets.
+ * Only half the buffer is offered: the rest absorbs what is already in
+ * flight when the head-of-line message stops counting as free.
  *
  * Return: bytes.
  */
@@ -521,12 +524,13 @@ u32 mrc_rcv_wnd(struct sock *sk)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
 	struct mrc_rmsg *hol;
-	long space = READ_ONCE(sk->sk_rcvbuf) - atomic_read(&sk->sk_rmem_alloc);
+	long space = READ_ONCE(sk->sk_rcvbuf) / 2 - atomic_read(&sk->sk_rmem_alloc);
 
 	hol = list_first_entry_or_null(&msk->rmsgs, struct mrc_rmsg, node);
-	if (hol && hol->msn == msk->rcv_msn)
+	if (hol && hol->msn == msk->rcv_msn &&
+	    skb_queue_empty(&sk->sk_receive_queue))
 		space += hol->mem;
-	return space > 0 ? space / 2 : 0;
+	return space > 0 ? (u32)div_u64((u64)space * msk->rcv_scale, 1024) : 0;
 }
 
 /**

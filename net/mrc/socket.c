@@ -856,6 +856,9 @@ static struct sock *mrc_sock_alloc(struct net *net, struct socket *sock,
 	if (!sk)
 		return NULL;
 	sock_init_data(sock, sk);
+	/* A few large messages in flight need more than rmem_default. */
+	sk->sk_rcvbuf = max_t(int, sk->sk_rcvbuf, MRC_DEFAULT_BUF);
+	sk->sk_sndbuf = max_t(int, sk->sk_sndbuf, MRC_DEFAULT_BUF);
 	msk = mrc_sk(sk);
 	if (dst_cache_init(&msk->dst_cache, gfp)) {
 		sk_free(sk);

@@ -116,8 +116,9 @@ test_10000_in_order() {
 	transfer -l 1000 -n 10000
 }
 
-# Sum of OutRetrans over both namespaces, or why it cannot be read.
-read_retrans() {
+# read_counter NAME: NAME from /proc/net/mrc_stat summed over both
+# namespaces, or why it cannot be read.
+read_counter() {
 	local ns n total=0
 
 	for ns in "$NS_A" "$NS_B"; do
@@ -126,9 +127,9 @@ read_retrans() {
 			return 1
 		fi
 		# shellcheck disable=SC2016 # awk's own $1 and $2
-		n=$(ip netns exec "$ns" awk '$1 == "OutRetrans" { print $2 }' /proc/net/mrc_stat)
+		n=$(ip netns exec "$ns" awk -v c="$1" '$1 == c { print $2 }' /proc/net/mrc_stat)
 		if [ -z "$n" ]; then
-			echo "/proc/net/mrc_stat has no OutRetrans counter (in $ns)"
+			echo "/proc/net/mrc_stat has no $1 counter (in $ns)"
 			return 1
 		fi
 		total=$((total + n))
@@ -136,10 +137,10 @@ read_retrans() {
 	echo "$total"
 }
 
-save_retrans() {
+save_counter() {
 	local v
 
-	if v=$(read_retrans); then
+	if v=$(read_counter "$2"); then
 		echo "$v" > "$1"
 	else
 		echo "! $v" > "$1"
@@ -156,13 +157,13 @@ netem_off() {
 	ip netns exec "$NS_B" tc qdisc del dev veth-b root 2>/dev/null
 }
 
-# test_netem CASE NETEM-ARGS...: the impaired transfer, with OutRetrans read
-# before and after it for test_retrans.
+# test_netem CASE COUNTER NETEM-ARGS...: the impaired transfer, with
+# COUNTER read before and after it for test_counter.
 test_netem() {
-	local case=$1 rc
+	local case=$1 counter=$2 rc
 
-	shift
-	save_retrans "$tmp/$case.before"
+	shift 2
+	save_counter "$tmp/$case.before" "$counter"
 	if ! netem add "$@"; then
 		echo "tc qdisc add ... netem $* failed"
 		netem_off
@@ -172,13 +173,12 @@ test_netem() {
 	transfer -l "$IMPAIRED_SIZE" -n "$IMPAIRED_COUNT"
 	rc=$?
 	netem_off
-	save_retrans "$tmp/$case.after"
+	save_counter "$tmp/$case.after" "$counter"
 	return "$rc"
 }
 
-# test_retrans CASE lossy|lossless: /proc/net/mrc_stat is there, and under
-# loss the transfer of CASE retransmitted.
-test_retrans() {
+# test_counter CASE COUNTER: the impairment of CASE showed in COUNTER.
+test_counter() {
 	local before after
 
 	before=$(cat "$tmp/$1.before" 2>/dev/null || echo "! the transfer did not run")
@@ -189,9 +189,9 @@ test_retrans() {
 			return 1
 		fi
 	done
-	echo "OutRetrans $before -> $after"
-	if [ "$2" = lossy ] && [ "$after" -le "$before" ]; then
-		echo "OutRetrans did not increase although netem dropped packets"
+	echo "$2 $before -> $after"
+	if [ "$after" -le "$before" ]; then
+		echo "$2 did not increase under this impairment"
 		return 1
 	fi
 	return 0
@@ -202,15 +202,16 @@ test_1000_connections() {
 	transfer -P 1000 -n 5 -l 1000
 }
 
-# name, lossy or not, netem arguments
+# name, the counter the impairment must raise, netem arguments. Jitter
+# reorders too: each packet is delayed on its own.
 NETEM_CASES=(
-	"loss-1	lossy	loss 1%"
-	"loss-5	lossy	loss 5%"
-	"loss-20	lossy	loss 20%"
-	"reorder	lossless	delay 10ms reorder 25% 50%"
-	"duplicate	lossless	duplicate 5%"
-	"jitter	lossless	delay 10ms 5ms"
-	"combined	lossy	loss 5% duplicate 5% delay 10ms 5ms reorder 25%"
+	"loss-1	OutRetrans	loss 1%"
+	"loss-5	OutRetrans	loss 5%"
+	"loss-20	OutRetrans	loss 20%"
+	"reorder	InOutOfOrder	delay 10ms reorder 25% 50%"
+	"duplicate	DropDup	duplicate 5%"
+	"jitter	InOutOfOrder	delay 10ms 5ms"
+	"combined	OutRetrans	loss 5% duplicate 5% delay 10ms 5ms reorder 25%"
 )
 SIZES=("1 1000" "1451 1000" "1452 1000" "1453 1000" "9000 300" "1048576 3" "4194304 1")
 
@@ -235,15 +236,11 @@ for s in "${SIZES[@]}"; do
 done
 run_test "1000-byte messages x 10000, in order" test_10000_in_order
 for c in "${NETEM_CASES[@]}"; do
-	IFS=$'\t' read -r name lossy args <<< "$c"
+	IFS=$'\t' read -r name counter args <<< "$c"
 	# shellcheck disable=SC2086 # netem arguments are words
 	run_test "netem $args: $IMPAIRED_SIZE-byte messages x $IMPAIRED_COUNT" \
-		test_netem "$name" $args
-	if [ "$lossy" = lossy ]; then
-		run_test "netem $args: OutRetrans increased" test_retrans "$name" lossy
-	else
-		run_test "netem $args: /proc/net/mrc_stat readable" test_retrans "$name" lossless
-	fi
+		test_netem "$name" "$counter" $args
+	run_test "netem $args: $counter increased" test_counter "$name" "$counter"
 done
 run_test "1000 connections, 1000-byte messages x 5 each" test_1000_connections
 ktap_end
