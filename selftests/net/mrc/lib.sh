@@ -101,6 +101,45 @@ wait_ready() {
 	[ -e "$2" ] || { echo "helper $1 exited before it was ready"; return 1; }
 }
 
+# Two hosts: namespaces joined by a veth pair, veth-a in the first with
+# MRC_ADDR_A, veth-b in the second with MRC_ADDR_B (both /64).
+MRC_ADDR_A=2001:db8::1
+MRC_ADDR_B=2001:db8::2
+
+addr_ready() {
+	local ns=$1 dev=$2 addr=$3
+
+	ip -n "$ns" link show dev "$dev" | grep -q LOWER_UP &&
+		ip -n "$ns" -6 addr show dev "$dev" | grep -q "inet6 $addr/64 scope global" &&
+		! ip -n "$ns" -6 addr show dev "$dev" tentative | grep -q "inet6 $addr/"
+}
+
+# ns_pair A B: create namespaces A and B joined as above, up and usable.
+ns_pair() {
+	local a=$1 b=$2
+
+	ip netns add "$a" || return 1
+	ip netns add "$b" || return 1
+	ip -n "$a" link add veth-a type veth peer name veth-b netns "$b" || return 1
+	ip -n "$a" addr add "$MRC_ADDR_A"/64 dev veth-a nodad || return 1
+	ip -n "$b" addr add "$MRC_ADDR_B"/64 dev veth-b nodad || return 1
+	ip -n "$a" link set lo up && ip -n "$a" link set veth-a up || return 1
+	ip -n "$b" link set lo up && ip -n "$b" link set veth-b up || return 1
+	wait_for 10 addr_ready "$a" veth-a "$MRC_ADDR_A" || return 1
+	wait_for 10 addr_ready "$b" veth-b "$MRC_ADDR_B"
+}
+
+# ns_del NS...: kill what runs in each namespace, then delete it.
+ns_del() {
+	local ns
+
+	for ns in "$@"; do
+		ip netns pids "$ns" 2>/dev/null | xargs -r kill 2>/dev/null
+		ip netns del "$ns" 2>/dev/null
+	done
+	return 0
+}
+
 # Objects in use in the MRC socket slab cache; 0 when the cache is gone.
 # SLUB counts every object of a per-CPU slab as in use, so shrink first to
 # flush those. The guest boots with slab_nomerge, so the cache is its own.

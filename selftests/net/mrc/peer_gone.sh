@@ -15,23 +15,14 @@ tmp=$(mktemp -d)
 echo "# namespaces $A $B"
 
 cleanup() {
-	ip netns pids "$A" 2>/dev/null | xargs -r kill 2>/dev/null
-	ip netns pids "$B" 2>/dev/null | xargs -r kill 2>/dev/null
-	ip netns del "$A" 2>/dev/null
-	ip netns del "$B" 2>/dev/null
+	ns_del "$A" "$B"
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
 
 setup() {
-	ip netns del "$A" 2>/dev/null
-	ip netns del "$B" 2>/dev/null
-	ip netns add "$A" && ip netns add "$B" &&
-	ip link add va netns "$A" type veth peer name vb netns "$B" &&
-	ip -n "$A" addr add 2001:db8::1/64 dev va nodad &&
-	ip -n "$B" addr add 2001:db8::2/64 dev vb nodad &&
-	ip -n "$A" link set va up && ip -n "$B" link set vb up &&
-	ip -n "$A" link set lo up && ip -n "$B" link set lo up
+	ns_del "$A" "$B"
+	ns_pair "$A" "$B"
 }
 
 # Start a transfer that would run for minutes; echo the client's PID.
@@ -40,7 +31,7 @@ start_transfer() {
 	ip netns exec "$B" "$MRCPERF" -s -1 --ready "$tmp/ready" --timeout 300 \
 		> "$tmp/server" 2>&1 &
 	wait_ready $! "$tmp/ready" || return 1
-	ip netns exec "$A" "$MRCPERF" -c 2001:db8::2 -t 600 -l 64K --timeout 300 \
+	ip netns exec "$A" "$MRCPERF" -c "$MRC_ADDR_B" -t 600 -l 64K --timeout 300 \
 		> "$tmp/client" 2>&1 &
 	client=$!
 	# Let data flow for a moment; the test does not depend on how much.
@@ -69,7 +60,7 @@ test_link_vanishes() {
 	setup || return 1
 	start_transfer || return 1
 	before=$(ip netns exec "$A" awk '$1 == "ConnTimeout" { print $2 }' /proc/net/mrc_stat)
-	ip -n "$B" link del vb
+	ip -n "$B" link del veth-b
 	# Documented bound with the defaults: under 15 s; allow for slow guests.
 	client_failed_with 60 "timed out" || return 1
 	after=$(ip netns exec "$A" awk '$1 == "ConnTimeout" { print $2 }' /proc/net/mrc_stat)

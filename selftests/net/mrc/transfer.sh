@@ -21,42 +21,21 @@ SEED=${MRC_SEED:-$RANDOM}
 SUFFIX=$RANDOM
 NS_A=mrc-a-$SUFFIX
 NS_B=mrc-b-$SUFFIX
-ADDR_A=2001:db8::1
-ADDR_B=2001:db8::2
+ADDR_B=$MRC_ADDR_B
 # Each impaired case moves this many messages of this size (2 MB).
 IMPAIRED_SIZE=1000
 IMPAIRED_COUNT=2000
 
 tmp=$(mktemp -d)
 cleanup() {
-	ip netns pids "$NS_A" 2>/dev/null | xargs -r kill 2>/dev/null
-	ip netns pids "$NS_B" 2>/dev/null | xargs -r kill 2>/dev/null
-	ip netns del "$NS_A" 2>/dev/null
-	ip netns del "$NS_B" 2>/dev/null
+	ns_del "$NS_A" "$NS_B"
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
 trap 'exit "$KSFT_FAIL"' INT TERM
 
-addr_ready() {
-	local ns=$1 dev=$2 addr=$3
-
-	ip -n "$ns" link show dev "$dev" | grep -q LOWER_UP &&
-		ip -n "$ns" -6 addr show dev "$dev" | grep -q "inet6 $addr/64 scope global" &&
-		! ip -n "$ns" -6 addr show dev "$dev" tentative | grep -q "inet6 $addr/"
-}
-
 setup() {
-	ip netns add "$NS_A" || return 1
-	ip netns add "$NS_B" || return 1
-	ip -n "$NS_A" link add veth-a mtu 1500 type veth peer name veth-b netns "$NS_B" mtu 1500 ||
-		return 1
-	ip -n "$NS_A" addr add "$ADDR_A"/64 dev veth-a nodad || return 1
-	ip -n "$NS_B" addr add "$ADDR_B"/64 dev veth-b nodad || return 1
-	ip -n "$NS_A" link set lo up && ip -n "$NS_A" link set veth-a up || return 1
-	ip -n "$NS_B" link set lo up && ip -n "$NS_B" link set veth-b up || return 1
-	wait_for 10 addr_ready "$NS_A" veth-a "$ADDR_A" || return 1
-	wait_for 10 addr_ready "$NS_B" veth-b "$ADDR_B"
+	ns_pair "$NS_A" "$NS_B"
 }
 
 # A fresh port for every server, so that no case depends on how soon the

@@ -17,22 +17,9 @@ P=$top/build/tools/mrcperf
 A=mrc-bench-a-$RANDOM
 B=mrc-bench-b-$RANDOM
 
-cleanup() {
-	ip netns pids "$A" 2>/dev/null | xargs -r kill 2>/dev/null
-	ip netns pids "$B" 2>/dev/null | xargs -r kill 2>/dev/null
-	ip netns del "$A" 2>/dev/null
-	ip netns del "$B" 2>/dev/null
-}
-trap cleanup EXIT
-
-ip netns add "$A"
-ip netns add "$B"
-ip link add va netns "$A" type veth peer name vb netns "$B"
-ip -n "$A" addr add 2001:db8::1/64 dev va nodad
-ip -n "$B" addr add 2001:db8::2/64 dev vb nodad
-for ns in "$A" "$B"; do ip -n "$ns" link set lo up; done
-ip -n "$A" link set va up
-ip -n "$B" link set vb up
+source "$top"/selftests/net/mrc/lib.sh
+trap 'ns_del "$A" "$B"' EXIT
+ns_pair "$A" "$B" || exit 1
 
 median() {
 	sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
@@ -69,15 +56,15 @@ pingpong() {
 
 results=()
 for mtu in 1500 9000; do
-	ip -n "$A" link set va mtu $mtu
-	ip -n "$B" link set vb mtu $mtu
+	ip -n "$A" link set veth-a mtu $mtu
+	ip -n "$B" link set veth-b mtu $mtu
 	m=$(for i in $(seq "$reps"); do mrc_goodput; done | median)
 	t=$(for i in $(seq "$reps"); do tcp_goodput; done | median)
 	echo "mtu $mtu: mrc $m Mbit/s, tcp $t Mbit/s"
 	results+=("\"goodput_mtu$mtu\": {\"mrc_mbps\": $m, \"tcp_mbps\": $t, \"ratio\": $(echo "$m $t" | awk '{ printf "%.3f", $1 / $2 }')}")
 done
-ip -n "$A" link set va mtu 1500
-ip -n "$B" link set vb mtu 1500
+ip -n "$A" link set veth-a mtu 1500
+ip -n "$B" link set veth-b mtu 1500
 for proto in mrc tcp; do
 	flag=""
 	[ $proto = tcp ] && flag=--tcp
