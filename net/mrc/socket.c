@@ -629,6 +629,8 @@ static int mrc_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,
 		sa->smrc_family = mrc_family;
 		sa->smrc_port = msk->dport;
 		sa->smrc_addr = msk->daddr;
+		if (ipv6_addr_type(&sa->smrc_addr) & IPV6_ADDR_LINKLOCAL)
+			sa->smrc_scope_id = sk->sk_bound_dev_if;
 		msg->msg_namelen = sizeof(*sa);
 	}
 	err = (flags & MSG_TRUNC) ? skb->len : copied;
