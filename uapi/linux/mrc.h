@@ -114,4 +114,87 @@ struct mrc_info {
 	__u64	mrci_ecn_marks;
 };
 
+/*
+ * Generic netlink family "mrc": the control plane. The contract is
+ * Documentation/netlink/specs/mrc.yaml; these definitions follow it.
+ */
+#define MRC_GENL_NAME		"mrc"
+#define MRC_GENL_VERSION	1
+#define MRC_GENL_MCGRP_EVENTS	"events"
+
+/* Limits: more gives E2BIG. */
+#define MRC_PATHS_PER_SET_MAX	256
+#define MRC_PATH_SETS_MAX	1024
+#define MRC_SEGS_MAX		8
+
+enum mrc_path_state {
+	MRC_PATH_GOOD = 1,
+	MRC_PATH_ASSUMED_BAD,
+	MRC_PATH_DENIED,
+};
+
+/* Why a path changed state. */
+enum mrc_path_reason {
+	MRC_REASON_ADDED = 1,	/* the path was created */
+	MRC_REASON_OPERATOR,	/* MRC_CMD_PATH_SET */
+	MRC_REASON_LOSS,	/* a loss retired it */
+	MRC_REASON_PROBE,	/* probes brought it back */
+};
+
+enum mrc_cmd {
+	MRC_CMD_UNSPEC,
+	MRC_CMD_PATH_ADD,	/* set and path attributes; creates the set */
+	MRC_CMD_PATH_DEL,	/* a path (with PATH_ID) or a whole set */
+	MRC_CMD_PATH_GET,	/* a set (do) or every set (dump) */
+	MRC_CMD_PATH_SET,	/* STATE of one path: good or denied */
+	MRC_CMD_PATHSET_SET,	/* MIN_ACTIVE of a set */
+	MRC_CMD_FLUSH,		/* delete every set */
+	MRC_CMD_STATS_GET,	/* the namespace's counters */
+	MRC_CMD_PATH_EVENT,	/* notification: a path changed state */
+
+	__MRC_CMD_MAX,
+};
+#define MRC_CMD_MAX (__MRC_CMD_MAX - 1)
+
+enum mrc_attr {
+	MRC_A_UNSPEC,
+	MRC_A_PREFIX,		/* binary, struct in6_addr */
+	MRC_A_PREFIX_LEN,	/* u8, 0..128 */
+	MRC_A_MIN_ACTIVE,	/* u32 */
+	MRC_A_PATH,		/* nest, MRC_PA_*; repeated in a set */
+	MRC_A_STAT,		/* nest, MRC_SA_*; repeated */
+	MRC_A_PATH_ID,		/* u32, 0..65535: for DEL, SET, events */
+	MRC_A_STATE,		/* u8, enum mrc_path_state: for SET, events */
+	MRC_A_OLD_STATE,	/* u8, enum mrc_path_state: events */
+	MRC_A_REASON,		/* u8, enum mrc_path_reason: events */
+	MRC_A_NR_PATHS,		/* u32: paths in a set (replies) */
+
+	__MRC_A_MAX,
+};
+#define MRC_A_MAX (__MRC_A_MAX - 1)
+
+enum mrc_path_attr {
+	MRC_PA_UNSPEC,
+	MRC_PA_ID,		/* u32, 0..65535: the EV */
+	MRC_PA_SEGS,		/* nest of MRC_PA_SEG, 0..8 of them */
+	MRC_PA_SEG,		/* binary, struct in6_addr */
+	MRC_PA_IFINDEX,		/* u32: egress device */
+	MRC_PA_SRC,		/* binary, struct in6_addr: source address */
+	MRC_PA_STATE,		/* u8, enum mrc_path_state */
+	MRC_PA_REASON,		/* u8, enum mrc_path_reason: of the last change */
+	MRC_PA_CHANGED_MS,	/* u64: ms since the last change */
+
+	__MRC_PA_MAX,
+};
+#define MRC_PA_MAX (__MRC_PA_MAX - 1)
+
+enum mrc_stat_attr {
+	MRC_SA_UNSPEC,
+	MRC_SA_NAME,		/* string: the name in /proc/net/mrc_stat */
+	MRC_SA_VALUE,		/* u64 */
+
+	__MRC_SA_MAX,
+};
+#define MRC_SA_MAX (__MRC_SA_MAX - 1)
+
 #endif /* _UAPI_LINUX_MRC_H */
