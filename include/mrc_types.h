@@ -21,6 +21,8 @@
 
 #include <linux/in6.h>
 #include <linux/list.h>
+#include <linux/mrc.h>
+#include <linux/mutex.h>
 #include <linux/rhashtable-types.h>
 #include <linux/sizes.h>
 #include <linux/skbuff.h>
@@ -48,6 +50,53 @@
 #define MRC_MSS_MIN		64
 
 /**
+ * struct mrc_path - one path (EV) of a path set
+ * @segs: SRv6 segment list, first segment first
+ * @src: source address, if @has_src
+ * @changed: jiffies of the last state change
+ * @ifindex: egress device, or 0
+ * @id: the EV
+ * @state: enum mrc_path_state
+ * @reason: enum mrc_path_reason of the last state change
+ * @nsegs: number of @segs
+ * @has_src: @src is set
+ */
+struct mrc_path {
+	struct in6_addr segs[MRC_SEGS_MAX];
+	struct in6_addr src;
+	unsigned long changed;
+	int ifindex;
+	u16 id;
+	u8 state;
+	u8 reason;
+	u8 nsegs;
+	bool has_src;
+};
+
+/**
+ * struct mrc_pathset - the paths to one destination prefix
+ * @node: entry in &mrc_net.pathsets
+ * @rcu: frees a replaced copy after readers are done
+ * @prefix: destination prefix, host bits clear
+ * @plen: prefix length
+ * @min_active: floor of good paths below which losses retire no more
+ * @nr_paths: entries in @paths
+ * @paths: ordered by id
+ *
+ * A set is never changed in place: a writer makes a changed copy and
+ * replaces the old one, so readers under RCU always see a whole set.
+ */
+struct mrc_pathset {
+	struct list_head node;
+	struct rcu_head rcu;
+	struct in6_addr prefix;
+	u8 plen;
+	u32 min_active;
+	u32 nr_paths;
+	struct mrc_path paths[];
+};
+
+/**
  * struct mrc_net - MRC state of one network namespace
  * @bind_lock: protects @bind_hash and @nr_bound
  * @bind_hash: bound sockets, hashed by local port
@@ -55,6 +104,9 @@
  * @conns: connections by local connection id
  * @udp_sock: the UDP tunnel socket that sends and receives MRC packets
  * @mib: counters (enum mrc_mib_field)
+ * @paths_lock: serialises changes to @pathsets
+ * @pathsets: path sets, readers use RCU
+ * @nr_pathsets: entries in @pathsets
  */
 struct mrc_net {
 	spinlock_t bind_lock;	/* bind_hash, nr_bound */
@@ -63,6 +115,9 @@ struct mrc_net {
 	struct rhashtable conns;
 	struct socket *udp_sock;
 	struct mrc_mib __percpu *mib;
+	struct mutex paths_lock;	/* pathsets, nr_pathsets */
+	struct list_head pathsets;
+	u32 nr_pathsets;
 };
 
 /**

@@ -10,6 +10,7 @@
 #include <linux/net.h>
 
 #include "mrc_wire.h"
+#include "netlink.h"
 #include "params.h"
 #include "pernet.h"
 #include "socket.h"
@@ -75,19 +76,28 @@ static int __init mrc_init(void)
 	err = mrc_pernet_init();
 	if (err)
 		return err;
-
+	err = mrc_netlink_init();
+	if (err)
+		goto err_pernet;
 	err = mrc_socket_init();
 	if (err) {
 		pr_err("cannot register address family %d: %d\n",
 		       mrc_family, err);
-		mrc_pernet_exit();
+		goto err_netlink;
 	}
+	return 0;
+
+err_netlink:
+	mrc_netlink_exit();
+err_pernet:
+	mrc_pernet_exit();
 	return err;
 }
 
 static void __exit mrc_exit(void)
 {
 	mrc_socket_exit();
+	mrc_netlink_exit();
 	mrc_pernet_exit();
 	/* Sockets are freed after a grace period (SOCK_RCU_FREE). */
 	rcu_barrier();

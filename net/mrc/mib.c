@@ -10,7 +10,8 @@
 #include "mib.h"
 #include "pernet.h"
 
-static const char * const mrc_mib_names[MRC_MIB_MAX] = {
+/* Every field has a name: the array is exactly MRC_MIB_MAX long and full. */
+static const char * const mrc_mib_names[] = {
 	[MRC_MIB_IN_PKTS] = "InPkts",
 	[MRC_MIB_OUT_PKTS] = "OutPkts",
 	[MRC_MIB_IN_DATA] = "InData",
@@ -59,20 +60,45 @@ static const char * const mrc_mib_names[MRC_MIB_MAX] = {
 	[MRC_MIB_TX_ERRORS] = "TxErrors",
 };
 
+static_assert(ARRAY_SIZE(mrc_mib_names) == MRC_MIB_MAX);
+
+/**
+ * mrc_mib_name() - the name of a counter, as /proc/net/mrc_stat shows it
+ * @field: enum mrc_mib_field
+ *
+ * Return: the name.
+ */
+const char *mrc_mib_name(int field)
+{
+	return mrc_mib_names[field];
+}
+
+/**
+ * mrc_mib_read() - a counter's value, summed over CPUs
+ * @net: namespace
+ * @field: enum mrc_mib_field
+ *
+ * Return: the value.
+ */
+unsigned long mrc_mib_read(struct net *net, int field)
+{
+	struct mrc_net *mn = mrc_net(net);
+	unsigned long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu_ptr(mn->mib, cpu)->mibs[field];
+	return sum;
+}
+
 static int mrc_mib_seq_show(struct seq_file *seq, void *v)
 {
-	struct mrc_net *mn = mrc_net(seq_file_single_net(seq));
-	unsigned long sum;
-	int i, cpu;
+	struct net *net = seq_file_single_net(seq);
+	int i;
 
-	for (i = 0; i < MRC_MIB_MAX; i++) {
-		if (WARN_ON_ONCE(!mrc_mib_names[i]))
-			continue;
-		sum = 0;
-		for_each_possible_cpu(cpu)
-			sum += per_cpu_ptr(mn->mib, cpu)->mibs[i];
-		seq_printf(seq, "%-32s\t%lu\n", mrc_mib_names[i], sum);
-	}
+	for (i = 0; i < MRC_MIB_MAX; i++)
+		seq_printf(seq, "%-32s\t%lu\n", mrc_mib_name(i),
+			   mrc_mib_read(net, i));
 	return 0;
 }
 

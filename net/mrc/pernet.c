@@ -11,6 +11,7 @@
 #include "input.h"
 #include "mib.h"
 #include "params.h"
+#include "path.h"
 #include "pernet.h"
 
 static unsigned int mrc_net_id __read_mostly;
@@ -66,6 +67,7 @@ static int __net_init mrc_net_init(struct net *net)
 	spin_lock_init(&mn->bind_lock);
 	for (i = 0; i < ARRAY_SIZE(mn->bind_hash); i++)
 		INIT_HLIST_HEAD(&mn->bind_hash[i]);
+	mrc_path_init_net(mn);
 
 	err = rhashtable_init(&mn->conns, &mrc_conn_params);
 	if (err)
@@ -95,6 +97,7 @@ static void __net_exit mrc_net_exit(struct net *net)
 	WARN_ON_ONCE(mn->nr_bound);
 	WARN_ON_ONCE(atomic_read(&mn->conns.nelems));
 	udp_tunnel_sock_release(mn->udp_sock);
+	mrc_path_flush(net);
 	mrc_mib_exit(net);
 	rhashtable_destroy(&mn->conns);
 }

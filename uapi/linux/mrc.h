@@ -154,6 +154,7 @@ enum mrc_cmd {
 
 	__MRC_CMD_MAX,
 };
+
 #define MRC_CMD_MAX (__MRC_CMD_MAX - 1)
 
 enum mrc_attr {
@@ -171,6 +172,7 @@ enum mrc_attr {
 
 	__MRC_A_MAX,
 };
+
 #define MRC_A_MAX (__MRC_A_MAX - 1)
 
 enum mrc_path_attr {
@@ -186,6 +188,7 @@ enum mrc_path_attr {
 
 	__MRC_PA_MAX,
 };
+
 #define MRC_PA_MAX (__MRC_PA_MAX - 1)
 
 enum mrc_stat_attr {
@@ -195,6 +198,7 @@ enum mrc_stat_attr {
 
 	__MRC_SA_MAX,
 };
+
 #define MRC_SA_MAX (__MRC_SA_MAX - 1)
 
 #endif /* _UAPI_LINUX_MRC_H */

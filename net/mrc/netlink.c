@@ -1,0 +1,428 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The "mrc" generic netlink family: path sets, counters and path events.
+ * Documentation/netlink/specs/mrc.yaml is the contract. 6.1 has no split
+ * ops, so the table is written by hand, one family-wide policy for both
+ * kernels.
+ */
+#include <linux/jiffies.h>
+#include <linux/mrc.h>
+#include <net/genetlink.h>
+#include <net/ipv6.h>
+
+#include "mib.h"
+#include "netlink.h"
+#include "path.h"
+#include "pernet.h"
+
+static struct genl_family mrc_genl_family;
+
+/* An EV is 16 bits; a policy's own max is a signed 16-bit field. */
+/* Not const: 6.1 points to it through a non-const pointer. */
+static struct netlink_range_validation mrc_id_range __ro_after_init = {
+	.max = U16_MAX,
+};
+
+static const struct nla_policy mrc_segs_policy[MRC_PA_SEG + 1] = {
+	[MRC_PA_SEG] = NLA_POLICY_EXACT_LEN(sizeof(struct in6_addr)),
+};
+
+static const struct nla_policy mrc_path_policy[MRC_PA_MAX + 1] = {
+	[MRC_PA_ID] = NLA_POLICY_FULL_RANGE(NLA_U32, &mrc_id_range),
+	[MRC_PA_SEGS] = NLA_POLICY_NESTED(mrc_segs_policy),
+	[MRC_PA_IFINDEX] = NLA_POLICY_MIN(NLA_U32, 1),
+	[MRC_PA_SRC] = NLA_POLICY_EXACT_LEN(sizeof(struct in6_addr)),
+	[MRC_PA_STATE] = { .type = NLA_REJECT },
+	[MRC_PA_REASON] = { .type = NLA_REJECT },
+	[MRC_PA_CHANGED_MS] = { .type = NLA_REJECT },
+};
+
+static const struct nla_policy mrc_policy[MRC_A_MAX + 1] = {
+	[MRC_A_PREFIX] = NLA_POLICY_EXACT_LEN(sizeof(struct in6_addr)),
+	[MRC_A_PREFIX_LEN] = NLA_POLICY_MAX(NLA_U8, 128),
+	[MRC_A_MIN_ACTIVE] = NLA_POLICY_MAX(NLA_U32, MRC_PATHS_PER_SET_MAX),
+	[MRC_A_PATH] = NLA_POLICY_NESTED(mrc_path_policy),
+	[MRC_A_STAT] = { .type = NLA_REJECT },
+	[MRC_A_PATH_ID] = NLA_POLICY_FULL_RANGE(NLA_U32, &mrc_id_range),
+	[MRC_A_STATE] = NLA_POLICY_RANGE(NLA_U8, MRC_PATH_GOOD, MRC_PATH_DENIED),
+	[MRC_A_OLD_STATE] = { .type = NLA_REJECT },
+	[MRC_A_REASON] = { .type = NLA_REJECT },
+	[MRC_A_NR_PATHS] = { .type = NLA_REJECT },
+};
+
+/* The set a request names: MRC_A_PREFIX/LEN, host bits clear. */
+static int mrc_nl_prefix(struct genl_info *info, struct in6_addr *prefix,
+			 u8 *plen)
+{
+	struct in6_addr masked;
+
+	if (GENL_REQ_ATTR_CHECK(info, MRC_A_PREFIX) ||
+	    GENL_REQ_ATTR_CHECK(info, MRC_A_PREFIX_LEN))
+		return -EINVAL;
+	*prefix = nla_get_in6_addr(info->attrs[MRC_A_PREFIX]);
+	*plen = nla_get_u8(info->attrs[MRC_A_PREFIX_LEN]);
+	ipv6_addr_prefix(&masked, prefix, *plen);
+	if (!ipv6_addr_equal(&masked, prefix)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[MRC_A_PREFIX],
+				    "prefix has bits set beyond its length");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int mrc_nl_parse_path(struct genl_info *info, struct mrc_path_req *req)
+{
+	struct nlattr *tb[MRC_PA_MAX + 1], *seg;
+	struct mrc_path *p = &req->path;
+	int err, rem;
+
+	memset(req, 0, sizeof(*req));
+	if (GENL_REQ_ATTR_CHECK(info, MRC_A_PATH))
+		return -EINVAL;
+	err = nla_parse_nested(tb, MRC_PA_MAX, info->attrs[MRC_A_PATH],
+			       mrc_path_policy, info->extack);
+	if (err)
+		return err;
+	if (tb[MRC_PA_ID]) {
+		req->has_id = true;
+		p->id = nla_get_u32(tb[MRC_PA_ID]);
+	}
+	if (tb[MRC_PA_SEGS]) {
+		nla_for_each_nested(seg, tb[MRC_PA_SEGS], rem) {
+			if (p->nsegs == MRC_SEGS_MAX) {
+				NL_SET_ERR_MSG_ATTR(info->extack, tb[MRC_PA_SEGS],
+						    "too many segments (8 at most)");
+				return -E2BIG;
+			}
+			p->segs[p->nsegs++] = nla_get_in6_addr(seg);
+		}
+	}
+	if (tb[MRC_PA_IFINDEX])
+		p->ifindex = nla_get_u32(tb[MRC_PA_IFINDEX]);
+	if (tb[MRC_PA_SRC]) {
+		p->has_src = true;
+		p->src = nla_get_in6_addr(tb[MRC_PA_SRC]);
+	}
+	return 0;
+}
+
+static int mrc_nl_path_add(struct sk_buff *skb, struct genl_info *info)
+{
+	struct mrc_path_req req;
+	struct in6_addr prefix;
+	u8 plen;
+	int err;
+
+	err = mrc_nl_prefix(info, &prefix, &plen) ?: mrc_nl_parse_path(info, &req);
+	if (err)
+		return err;
+	return mrc_path_add(genl_info_net(info), &prefix, plen, &req, info->extack);
+}
+
+static int mrc_nl_path_del(struct sk_buff *skb, struct genl_info *info)
+{
+	struct in6_addr prefix;
+	int id = -1;
+	u8 plen;
+	int err;
+
+	err = mrc_nl_prefix(info, &prefix, &plen);
+	if (err)
+		return err;
+	if (info->attrs[MRC_A_PATH_ID])
+		id = nla_get_u32(info->attrs[MRC_A_PATH_ID]);
+	return mrc_path_del(genl_info_net(info), &prefix, plen, id, info->extack);
+}
+
+static int mrc_nl_event(struct net *net, const struct in6_addr *prefix, u8 plen,
+			u16 id, u8 old, u8 state, u8 reason)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put(msg, 0, 0, &mrc_genl_family, 0, MRC_CMD_PATH_EVENT);
+	if (!hdr ||
+	    nla_put_in6_addr(msg, MRC_A_PREFIX, prefix) ||
+	    nla_put_u8(msg, MRC_A_PREFIX_LEN, plen) ||
+	    nla_put_u32(msg, MRC_A_PATH_ID, id) ||
+	    nla_put_u8(msg, MRC_A_OLD_STATE, old) ||
+	    nla_put_u8(msg, MRC_A_STATE, state) ||
+	    nla_put_u8(msg, MRC_A_REASON, reason)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_multicast_netns(&mrc_genl_family, net, msg, 0, 0,
+				       GFP_KERNEL);
+}
+
+static int mrc_nl_path_set(struct sk_buff *skb, struct genl_info *info)
+{
+	struct net *net = genl_info_net(info);
+	struct in6_addr prefix;
+	u8 plen, state, old;
+	u16 id;
+	int err;
+
+	err = mrc_nl_prefix(info, &prefix, &plen);
+	if (err)
+		return err;
+	if (GENL_REQ_ATTR_CHECK(info, MRC_A_PATH_ID) ||
+	    GENL_REQ_ATTR_CHECK(info, MRC_A_STATE))
+		return -EINVAL;
+	id = nla_get_u32(info->attrs[MRC_A_PATH_ID]);
+	state = nla_get_u8(info->attrs[MRC_A_STATE]);
+	err = mrc_path_set_state(net, &prefix, plen, id, state, &old,
+				 info->extack);
+	if (!err && old != state)
+		mrc_nl_event(net, &prefix, plen, id, old, state,
+			     MRC_REASON_OPERATOR);
+	return err;
+}
+
+static int mrc_nl_pathset_set(struct sk_buff *skb, struct genl_info *info)
+{
+	struct in6_addr prefix;
+	u8 plen;
+	int err;
+
+	err = mrc_nl_prefix(info, &prefix, &plen);
+	if (err)
+		return err;
+	if (GENL_REQ_ATTR_CHECK(info, MRC_A_MIN_ACTIVE))
+		return -EINVAL;
+	return mrc_pathset_set_min_active(genl_info_net(info), &prefix, plen,
+					  nla_get_u32(info->attrs[MRC_A_MIN_ACTIVE]),
+					  info->extack);
+}
+
+static int mrc_nl_flush(struct sk_buff *skb, struct genl_info *info)
+{
+	mrc_path_flush(genl_info_net(info));
+	return 0;
+}
+
+static int mrc_nl_put_path(struct sk_buff *msg, const struct mrc_path *p)
+{
+	struct nlattr *nest, *segs;
+	unsigned int i;
+
+	nest = nla_nest_start(msg, MRC_A_PATH);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(msg, MRC_PA_ID, p->id))
+		goto cancel;
+	segs = nla_nest_start(msg, MRC_PA_SEGS);
+	if (!segs)
+		goto cancel;
+	for (i = 0; i < p->nsegs; i++)
+		if (nla_put_in6_addr(msg, MRC_PA_SEG, &p->segs[i]))
+			goto cancel;
+	nla_nest_end(msg, segs);
+	if ((p->ifindex && nla_put_u32(msg, MRC_PA_IFINDEX, p->ifindex)) ||
+	    (p->has_src && nla_put_in6_addr(msg, MRC_PA_SRC, &p->src)) ||
+	    nla_put_u8(msg, MRC_PA_STATE, p->state) ||
+	    nla_put_u8(msg, MRC_PA_REASON, p->reason) ||
+	    nla_put_u64_64bit(msg, MRC_PA_CHANGED_MS,
+			      jiffies_to_msecs(jiffies - p->changed),
+			      MRC_PA_UNSPEC))
+		goto cancel;
+	nla_nest_end(msg, nest);
+	return 0;
+cancel:
+	nla_nest_cancel(msg, nest);
+	return -EMSGSIZE;
+}
+
+/*
+ * One message about @set, with its paths from *@next on, as many as fit.
+ * A set too big for one message continues in the next: readers merge
+ * consecutive messages of one prefix. Returns 0 when the set is done.
+ */
+static int mrc_nl_fill_set(struct sk_buff *msg, const struct mrc_pathset *set,
+			   u32 portid, u32 seq, int flags, u32 *next)
+{
+	void *hdr;
+
+	hdr = genlmsg_put(msg, portid, seq, &mrc_genl_family, flags,
+			  MRC_CMD_PATH_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_in6_addr(msg, MRC_A_PREFIX, &set->prefix) ||
+	    nla_put_u8(msg, MRC_A_PREFIX_LEN, set->plen) ||
+	    nla_put_u32(msg, MRC_A_MIN_ACTIVE, set->min_active) ||
+	    nla_put_u32(msg, MRC_A_NR_PATHS, set->nr_paths)) {
+		genlmsg_cancel(msg, hdr);
+		return -EMSGSIZE;
+	}
+	for (; *next < set->nr_paths; (*next)++) {
+		if (mrc_nl_put_path(msg, &set->paths[*next]))
+			break;
+	}
+	genlmsg_end(msg, hdr);
+	return *next < set->nr_paths ? -EMSGSIZE : 0;
+}
+
+static int mrc_nl_path_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct mrc_net *mn = mrc_net(genl_info_net(info));
+	const struct mrc_pathset *set;
+	struct in6_addr prefix;
+	struct sk_buff *msg;
+	u32 next = 0;
+	u8 plen;
+	int err;
+
+	err = mrc_nl_prefix(info, &prefix, &plen);
+	if (err)
+		return err;
+	/* A whole set of 256 paths fits in 64 KiB. */
+	msg = genlmsg_new(SZ_64K, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	rcu_read_lock();
+	set = mrc_pathset_find(mn, &prefix, plen);
+	err = set ? mrc_nl_fill_set(msg, set, info->snd_portid, info->snd_seq,
+				    0, &next) : -ENOENT;
+	rcu_read_unlock();
+	if (err) {
+		if (err == -ENOENT)
+			NL_SET_ERR_MSG_MOD(info->extack, "no path set for this prefix");
+		nlmsg_free(msg);
+		return err;
+	}
+	return genlmsg_reply(msg, info);
+}
+
+/* cb->args[0]: sets done; cb->args[1]: paths done in the next set. */
+static int mrc_nl_path_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct mrc_net *mn = mrc_net(sock_net(skb->sk));
+	const struct mrc_pathset *set;
+	long idx = 0;
+	u32 next;
+	int err = 0;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(set, &mn->pathsets, node) {
+		if (idx++ < cb->args[0])
+			continue;
+		next = cb->args[1];
+		err = mrc_nl_fill_set(skb, set, NETLINK_CB(cb->skb).portid,
+				      cb->nlh->nlmsg_seq, NLM_F_MULTI, &next);
+		if (err) {
+			cb->args[1] = next;
+			break;
+		}
+		cb->args[0] = idx;
+		cb->args[1] = 0;
+	}
+	rcu_read_unlock();
+	return err ? skb->len : 0;
+}
+
+static int mrc_nl_stats_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct net *net = genl_info_net(info);
+	struct sk_buff *msg;
+	struct nlattr *nest;
+	void *hdr;
+	int i;
+
+	msg = genlmsg_new(SZ_8K, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &mrc_genl_family, 0, MRC_CMD_STATS_GET);
+	if (!hdr)
+		goto nospace;
+	for (i = 0; i < MRC_MIB_MAX; i++) {
+		nest = nla_nest_start(msg, MRC_A_STAT);
+		if (!nest ||
+		    nla_put_string(msg, MRC_SA_NAME, mrc_mib_name(i)) ||
+		    nla_put_u64_64bit(msg, MRC_SA_VALUE, mrc_mib_read(net, i),
+				      MRC_SA_UNSPEC))
+			goto nospace;
+		nla_nest_end(msg, nest);
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+nospace:
+	nlmsg_free(msg);
+	return -EMSGSIZE;
+}
+
+static const struct genl_ops mrc_genl_ops[] = {
+	{
+		.cmd = MRC_CMD_PATH_ADD,
+		.doit = mrc_nl_path_add,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = MRC_CMD_PATH_DEL,
+		.doit = mrc_nl_path_del,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = MRC_CMD_PATH_GET,
+		.doit = mrc_nl_path_get,
+		.dumpit = mrc_nl_path_dump,
+	},
+	{
+		.cmd = MRC_CMD_PATH_SET,
+		.doit = mrc_nl_path_set,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = MRC_CMD_PATHSET_SET,
+		.doit = mrc_nl_pathset_set,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = MRC_CMD_FLUSH,
+		.doit = mrc_nl_flush,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = MRC_CMD_STATS_GET,
+		.doit = mrc_nl_stats_get,
+	},
+};
+
+static const struct genl_multicast_group mrc_mcgrps[] = {
+	{ .name = MRC_GENL_MCGRP_EVENTS, },
+};
+
+static struct genl_family mrc_genl_family __ro_after_init = {
+	.name = MRC_GENL_NAME,
+	.version = MRC_GENL_VERSION,
+	.maxattr = MRC_A_MAX,
+	.policy = mrc_policy,
+	.netnsok = true,
+	.module = THIS_MODULE,
+	.ops = mrc_genl_ops,
+	.n_ops = ARRAY_SIZE(mrc_genl_ops),
+	.resv_start_op = MRC_CMD_PATH_ADD,
+	.mcgrps = mrc_mcgrps,
+	.n_mcgrps = ARRAY_SIZE(mrc_mcgrps),
+};
+
+/**
+ * mrc_netlink_init() - register the "mrc" generic netlink family
+ *
+ * Return: 0 or a negative errno.
+ */
+int mrc_netlink_init(void)
+{
+	return genl_register_family(&mrc_genl_family);
+}
+
+/**
+ * mrc_netlink_exit() - unregister the family
+ */
+void mrc_netlink_exit(void)
+{
+	genl_unregister_family(&mrc_genl_family);
+}

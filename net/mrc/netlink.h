@@ -1,0 +1,8 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _MRC_NETLINK_H
+#define _MRC_NETLINK_H
+
+int mrc_netlink_init(void);
+void mrc_netlink_exit(void);
+
+#endif /* _MRC_NETLINK_H */
