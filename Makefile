@@ -50,7 +50,12 @@ module-one:
 selftests:
 	@$(MAKE) --no-print-directory -C selftests/net/mrc OUTPUT=$(BUILD)/selftests
 
-tools: $(BUILD)/tools/mrc_demo $(BUILD)/tools/mrcperf
+tools: $(BUILD)/tools/mrc_demo $(BUILD)/tools/mrcperf $(BUILD)/tools/mrc
+
+$(BUILD)/tools/mrc: $(wildcard tools/mrc/*.[ch]) uapi/linux/mrc.h
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -Wall -Wextra -Werror -Iuapi $$(pkg-config --cflags libmnl) \
+		-o $@ $(filter %.c,$^) $$(pkg-config --libs libmnl)
 
 $(BUILD)/tools/mrcperf: $(wildcard tools/mrcperf/*.[ch]) uapi/linux/mrc.h
 	@mkdir -p $(dir $@)

@@ -237,8 +237,7 @@ cancel:
 	return -EMSGSIZE;
 }
 
-/*
- * One message about @set, with its paths from *@next on, as many as fit.
+/* One message about @set, with its paths from *@next on, as many as fit.
  * A set too big for one message continues in the next: readers merge
  * consecutive messages of one prefix. Returns 0 when the set is done.
  */
@@ -290,7 +289,7 @@ static int mrc_nl_path_get(struct sk_buff *skb, struct genl_info *info)
 	rcu_read_unlock();
 	if (err) {
 		if (err == -ENOENT)
-			NL_SET_ERR_MSG_MOD(info->extack, "no path set for this prefix");
+			NL_SET_ERR_MSG(info->extack, "no path set for this prefix");
 		nlmsg_free(msg);
 		return err;
 	}

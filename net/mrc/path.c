@@ -113,8 +113,8 @@ static int mrc_path_validate(struct net *net, const struct mrc_path *p,
 
 		if (type == IPV6_ADDR_ANY ||
 		    (type & (IPV6_ADDR_MULTICAST | IPV6_ADDR_MAPPED))) {
-			NL_SET_ERR_MSG_MOD(extack,
-					   "a segment is not a unicast IPv6 address");
+			NL_SET_ERR_MSG(extack,
+				       "a segment is not a unicast IPv6 address");
 			return -EINVAL;
 		}
 	}
@@ -125,12 +125,12 @@ static int mrc_path_validate(struct net *net, const struct mrc_path *p,
 		dev = dev_get_by_index_rcu(net, p->ifindex);
 		rcu_read_unlock();
 		if (!dev) {
-			NL_SET_ERR_MSG_MOD(extack, "unknown device");
+			NL_SET_ERR_MSG(extack, "unknown device");
 			return -ENODEV;
 		}
 	}
 	if (p->has_src && !ipv6_chk_addr(net, &p->src, NULL, 0)) {
-		NL_SET_ERR_MSG_MOD(extack, "source address is not local");
+		NL_SET_ERR_MSG(extack, "source address is not local");
 		return -EADDRNOTAVAIL;
 	}
 	return 0;
@@ -165,17 +165,17 @@ int mrc_path_add(struct net *net, const struct in6_addr *prefix, u8 plen,
 	nr = old ? old->nr_paths : 0;
 	err = -E2BIG;
 	if (!old && mn->nr_pathsets >= MRC_PATH_SETS_MAX) {
-		NL_SET_ERR_MSG_MOD(extack, "too many path sets (1024 at most)");
+		NL_SET_ERR_MSG(extack, "too many path sets (1024 at most)");
 		goto out;
 	}
 	if (nr >= MRC_PATHS_PER_SET_MAX) {
-		NL_SET_ERR_MSG_MOD(extack, "too many paths in the set (256 at most)");
+		NL_SET_ERR_MSG(extack, "too many paths in the set (256 at most)");
 		goto out;
 	}
 	if (req->has_id) {
 		err = -EEXIST;
 		if (old && mrc_path_index(old, p->id) >= 0) {
-			NL_SET_ERR_MSG_MOD(extack, "a path with this id exists");
+			NL_SET_ERR_MSG(extack, "a path with this id exists");
 			goto out;
 		}
 	} else {
@@ -223,12 +223,12 @@ int mrc_path_del(struct net *net, const struct in6_addr *prefix, u8 plen,
 	mutex_lock(&mn->paths_lock);
 	old = mrc_pathset_find(mn, prefix, plen);
 	if (!old) {
-		NL_SET_ERR_MSG_MOD(extack, "no path set for this prefix");
+		NL_SET_ERR_MSG(extack, "no path set for this prefix");
 		goto out;
 	}
 	if (id < 0 || old->nr_paths == 1) {
 		if (id >= 0 && old->paths[0].id != id) {
-			NL_SET_ERR_MSG_MOD(extack, "no path with this id");
+			NL_SET_ERR_MSG(extack, "no path with this id");
 			goto out;
 		}
 		mrc_pathset_remove(mn, old);
@@ -237,7 +237,7 @@ int mrc_path_del(struct net *net, const struct in6_addr *prefix, u8 plen,
 	}
 	i = mrc_path_index(old, id);
 	if (i < 0) {
-		NL_SET_ERR_MSG_MOD(extack, "no path with this id");
+		NL_SET_ERR_MSG(extack, "no path with this id");
 		goto out;
 	}
 	err = -ENOMEM;
@@ -275,7 +275,7 @@ int mrc_path_set_state(struct net *net, const struct in6_addr *prefix, u8 plen,
 	int err = -EINVAL, i;
 
 	if (state != MRC_PATH_GOOD && state != MRC_PATH_DENIED) {
-		NL_SET_ERR_MSG_MOD(extack, "only good or denied can be set");
+		NL_SET_ERR_MSG(extack, "only good or denied can be set");
 		return err;
 	}
 	mutex_lock(&mn->paths_lock);
@@ -283,7 +283,7 @@ int mrc_path_set_state(struct net *net, const struct in6_addr *prefix, u8 plen,
 	cur = mrc_pathset_find(mn, prefix, plen);
 	i = cur ? mrc_path_index(cur, id) : -1;
 	if (i < 0) {
-		NL_SET_ERR_MSG_MOD(extack, "no path with this id for this prefix");
+		NL_SET_ERR_MSG(extack, "no path with this id for this prefix");
 		goto out;
 	}
 	*old = cur->paths[i].state;
@@ -322,12 +322,12 @@ int mrc_pathset_set_min_active(struct net *net, const struct in6_addr *prefix,
 	mutex_lock(&mn->paths_lock);
 	cur = mrc_pathset_find(mn, prefix, plen);
 	if (!cur) {
-		NL_SET_ERR_MSG_MOD(extack, "no path set for this prefix");
+		NL_SET_ERR_MSG(extack, "no path set for this prefix");
 		goto out;
 	}
 	err = -EINVAL;
 	if (min_active > cur->nr_paths) {
-		NL_SET_ERR_MSG_MOD(extack, "min-active is larger than the set");
+		NL_SET_ERR_MSG(extack, "min-active is larger than the set");
 		goto out;
 	}
 	err = -ENOMEM;

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mrc monitor: a line, or a JSON object, for every path state change the
+ * kernel multicasts to the "events" group, flushed at once so that a reader
+ * on the other end of a pipe sees each event as it happens.
+ */
+#include <libmnl/libmnl.h>
+#include <linux/genetlink.h>
+
+#include "mrc.h"
+
+static void event_cb(const struct nlmsghdr *nlh)
+{
+	static const int policy[MRC_A_MAX + 1] = {
+		[MRC_A_PREFIX] = sizeof(struct in6_addr),
+		[MRC_A_PREFIX_LEN] = sizeof(u8),
+		[MRC_A_PATH_ID] = sizeof(u32),
+		[MRC_A_STATE] = sizeof(u8),
+		[MRC_A_OLD_STATE] = sizeof(u8),
+		[MRC_A_REASON] = sizeof(u8),
+	};
+	const struct genlmsghdr *genl = mnl_nlmsg_get_payload(nlh);
+	const struct nlattr *tb[MRC_A_MAX + 1];
+	char prefix[PREFIX_STRLEN], num[16];
+	u8 old = 0, reason = 0;
+
+	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*genl) ||
+	    genl->cmd != MRC_CMD_PATH_EVENT)
+		return;
+	nl_parse_msg(nlh, policy, MRC_A_MAX, tb);
+	if (!tb[MRC_A_PREFIX] || !tb[MRC_A_PREFIX_LEN] || !tb[MRC_A_PATH_ID] ||
+	    !tb[MRC_A_STATE])
+		nl_fail("malformed event from the kernel");
+	if (tb[MRC_A_OLD_STATE])
+		old = mnl_attr_get_u8(tb[MRC_A_OLD_STATE]);
+	if (tb[MRC_A_REASON])
+		reason = mnl_attr_get_u8(tb[MRC_A_REASON]);
+	format_prefix(prefix, mnl_attr_get_payload(tb[MRC_A_PREFIX]),
+		      mnl_attr_get_u8(tb[MRC_A_PREFIX_LEN]));
+
+	open_json_object(NULL);
+	print_string(PRINT_ANY, "event", "%s", "path");
+	print_string(PRINT_ANY, "prefix", " %s", prefix);
+	print_u64(PRINT_ANY, "id", " id %llu", mnl_attr_get_u32(tb[MRC_A_PATH_ID]));
+	print_string(PRINT_ANY, "old_state", " %s",
+		     keyword_name(path_states, old, num, sizeof(num)));
+	print_string(PRINT_ANY, "state", " -> %s",
+		     keyword_name(path_states, mnl_attr_get_u8(tb[MRC_A_STATE]),
+				  num, sizeof(num)));
+	print_string(PRINT_ANY, "reason", " (%s)",
+		     keyword_name(path_reasons, reason, num, sizeof(num)));
+	print_nl();
+	close_json_object();
+	fflush(stdout);
+}
+
+int do_monitor(int argc, char **argv)
+{
+	if (argc)
+		usage_error("unknown argument \"%s\"", *argv);
+	nl_listen_events(event_cb);
+}

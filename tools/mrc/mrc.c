@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mrc: configure MRC path sets and watch their state, in the manner of ip(8).
+ * The command line is parsed completely, and names are resolved, before the
+ * first netlink message is sent, so a mistake on it never half-applies. See
+ * mrc.8.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <getopt.h>
+#include <net/if.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mrc.h"
+
+#define NETNS_RUN_DIR	"/run/netns"
+
+struct mrc_opts opts;
+
+const struct keyword path_states[] = {
+	{ "good", MRC_PATH_GOOD },
+	{ "assumed-bad", MRC_PATH_ASSUMED_BAD },
+	{ "denied", MRC_PATH_DENIED },
+	{ NULL, 0 },
+};
+
+const struct keyword path_reasons[] = {
+	{ "added", MRC_REASON_ADDED },
+	{ "operator", MRC_REASON_OPERATOR },
+	{ "loss", MRC_REASON_LOSS },
+	{ "probe", MRC_REASON_PROBE },
+	{ NULL, 0 },
+};
+
+void usage(FILE *f, int status)
+{
+	fprintf(f,
+		"Usage: mrc [OPTIONS] OBJECT COMMAND\n"
+		"       mrc path add PREFIX [segs ADDR[,ADDR...]] [dev IFNAME] [src ADDR] [id ID]\n"
+		"       mrc path del PREFIX [id ID]\n"
+		"       mrc path set PREFIX id ID state { good | denied }\n"
+		"       mrc path show [PREFIX]\n"
+		"       mrc path flush\n"
+		"       mrc pathset set PREFIX min-active N\n"
+		"       mrc stats\n"
+		"       mrc monitor\n"
+		"       mrc help\n"
+		"       mrc OBJECT help\n"
+		"where  OBJECT := { path | pathset | stats | monitor }\n"
+		"       PREFIX := IPv6 ADDR[/LEN]; without /LEN it is ADDR/128\n"
+		"       ID := the path's id (its EV), 0 to 65535\n"
+		"\n"
+		"Options:\n"
+		"  -j, --json          print JSON\n"
+		"  -p, --pretty        with -j, indent the JSON\n"
+		"  -s, --stats         path show: the reason and age of each path's state\n"
+		"  -n, --netns NETNS   work in the network namespace %s/NETNS\n"
+		"  -h, --help          this text\n"
+		"\n"
+		"Exit status: 0 done, 1 bad command line, 2 the kernel refused or failed.\n",
+		NETNS_RUN_DIR);
+	exit(status);
+}
+
+bool is_help(const char *arg)
+{
+	return !strcmp(arg, "help");
+}
+
+/* Step past @keyword to its value. */
+const char *next_arg(int *argc, char ***argv, const char *keyword)
+{
+	if (*argc < 2)
+		usage_error("missing value after \"%s\"", keyword);
+	(*argc)--;
+	(*argv)++;
+	return **argv;
+}
+
+/* Decimal digits only: no sign, no space, no base prefix. */
+static bool parse_digits(const char *arg, u32 *v)
+{
+	u64 n = 0;
+
+	if (!*arg)
+		return false;
+	for (; *arg; arg++) {
+		if (*arg < '0' || *arg > '9')
+			return false;
+		n = n * 10 + (*arg - '0');
+		if (n > 0xffffffffULL)
+			return false;
+	}
+	*v = n;
+	return true;
+}
+
+u32 parse_u32(const char *arg, const char *what)
+{
+	u32 v;
+
+	if (!parse_digits(arg, &v))
+		usage_error("invalid %s \"%s\"", what, arg);
+	return v;
+}
+
+void parse_addr(const char *arg, const char *what, struct in6_addr *addr)
+{
+	if (inet_pton(AF_INET6, arg, addr) != 1)
+		usage_error("invalid %s \"%s\"", what, arg);
+}
+
+void parse_prefix(const char *arg, struct in6_addr *addr, u8 *len)
+{
+	const char *slash = strchr(arg, '/');
+	size_t n = slash ? (size_t)(slash - arg) : strlen(arg);
+	char host[INET6_ADDRSTRLEN];
+	u32 v = 128;
+
+	if (n >= sizeof(host))
+		goto bad;
+	memcpy(host, arg, n);
+	host[n] = '\0';
+	if (inet_pton(AF_INET6, host, addr) != 1)
+		goto bad;
+	if (slash && (!parse_digits(slash + 1, &v) || v > 128))
+		goto bad;
+	*len = v;
+	return;
+bad:
+	usage_error("invalid prefix \"%s\"", arg);
+}
+
+u32 parse_dev(const char *arg)
+{
+	unsigned int ifindex = if_nametoindex(arg);
+
+	if (!ifindex)
+		usage_error("unknown device \"%s\"", arg);
+	return ifindex;
+}
+
+unsigned int parse_keyword(const struct keyword *table, const char *arg,
+			   const char *what)
+{
+	for (; table->name; table++)
+		if (!strcmp(table->name, arg))
+			return table->val;
+	usage_error("invalid %s \"%s\"", what, arg);
+}
+
+/* The word for @val; "none" for 0 (absent), the number if it has no word. */
+const char *keyword_name(const struct keyword *table, unsigned int val,
+			 char *buf, size_t len)
+{
+	if (!val)
+		return "none";
+	for (; table->name; table++)
+		if (table->val == val)
+			return table->name;
+	snprintf(buf, len, "%u", val);
+	return buf;
+}
+
+void format_prefix(char *buf, const struct in6_addr *addr, u8 len)
+{
+	inet_ntop(AF_INET6, addr, buf, INET6_ADDRSTRLEN);
+	sprintf(buf + strlen(buf), "/%u", len);
+}
+
+/* Like ip -n: everything after this, netlink and device names, is in @name. */
+static void netns_switch(const char *name)
+{
+	char path[sizeof(NETNS_RUN_DIR) + NAME_MAX + 1];
+	int fd;
+
+	if (!*name || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, "..") ||
+	    snprintf(path, sizeof(path), "%s/%s", NETNS_RUN_DIR, name) >= (int)sizeof(path))
+		usage_error("invalid network namespace name \"%s\"", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		usage_error("cannot open network namespace \"%s\": %s", name,
+			    strerror(errno));
+	if (setns(fd, CLONE_NEWNET))
+		nl_fail("cannot enter network namespace \"%s\": %s", name,
+			strerror(errno));
+	close(fd);
+}
+
+static const struct option long_opts[] = {
+	{ "json", no_argument, NULL, 'j' },
+	{ "pretty", no_argument, NULL, 'p' },
+	{ "stats", no_argument, NULL, 's' },
+	{ "netns", required_argument, NULL, 'n' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Options come before OBJECT; what follows is the command's. */
+static void parse_opts(int argc, char **argv)
+{
+	int opt;
+
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "+:jpsn:h", long_opts, NULL)) != -1) {
+		switch (opt) {
+		case 'j':
+			opts.json = true;
+			break;
+		case 'p':
+			opts.pretty = true;
+			break;
+		case 's':
+			opts.stats = true;
+			break;
+		case 'n':
+			opts.netns = optarg;
+			break;
+		case 'h':
+			usage(stdout, 0);
+		case ':':
+			usage_error("missing value after \"%s\"", argv[optind - 1]);
+		default:
+			if (optopt)
+				usage_error("unknown option \"-%c\"", optopt);
+			usage_error("unknown option \"%s\"", argv[optind - 1]);
+		}
+	}
+}
+
+static const struct {
+	const char *name;
+	int (*run)(int argc, char **argv);
+} objects[] = {
+	{ "path", do_path },
+	{ "pathset", do_pathset },
+	{ "stats", do_stats },
+	{ "monitor", do_monitor },
+};
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	/* Whatever the binary is called, its messages begin "mrc: ". */
+	program_invocation_short_name = "mrc";
+	parse_opts(argc, argv);
+	argc -= optind;
+	argv += optind;
+	if (!argc)
+		usage(stderr, EXIT_USAGE);
+	if (is_help(argv[0]))
+		usage(stdout, 0);
+	for (i = 0; i < ARRAY_SIZE(objects); i++)
+		if (!strcmp(argv[0], objects[i].name))
+			break;
+	if (i == ARRAY_SIZE(objects))
+		usage_error("unknown object \"%s\"", argv[0]);
+	/* mrc OBJECT help needs no namespace. */
+	if (argc > 1 && is_help(argv[1]))
+		usage(stdout, 0);
+	if (opts.netns)
+		netns_switch(opts.netns);
+	return objects[i].run(argc - 1, argv + 1);
+}

@@ -1,0 +1,411 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mrc path ... and mrc pathset ...: a path set is the list of paths to one
+ * destination prefix. Every command names the set by PREFIX, then takes
+ * some of the same keywords; one parser serves them all. Values the kernel
+ * must judge anyway (how many segments, which addresses, ids in use,
+ * min-active) are passed on unchecked, so its messages are what users see.
+ */
+#include <arpa/inet.h>
+#include <net/if.h>
+#include <stdlib.h>
+#include <string.h>
+#include <libmnl/libmnl.h>
+#include <linux/genetlink.h>
+
+#include "mrc.h"
+
+enum {
+	ARG_SEGS = 1 << 0,
+	ARG_DEV = 1 << 1,
+	ARG_SRC = 1 << 2,
+	ARG_ID = 1 << 3,
+	ARG_STATE = 1 << 4,
+	ARG_MIN_ACTIVE = 1 << 5,
+};
+
+static const struct keyword path_args[] = {
+	{ "segs", ARG_SEGS },
+	{ "dev", ARG_DEV },
+	{ "src", ARG_SRC },
+	{ "id", ARG_ID },
+	{ "state", ARG_STATE },
+	{ "min-active", ARG_MIN_ACTIVE },
+	{ NULL, 0 },
+};
+
+/**
+ * struct path_req - a command's PREFIX and keywords
+ * @prefix: the set's prefix
+ * @plen: its length
+ * @seen: the ARG_* given
+ * @segs: segs, in the order packets visit them
+ * @nsegs: entries in @segs
+ * @ifindex: dev
+ * @src: src
+ * @id: id
+ * @state: state
+ * @min_active: min-active
+ */
+struct path_req {
+	struct in6_addr prefix;
+	u8 plen;
+	unsigned int seen;
+	struct in6_addr *segs;
+	unsigned int nsegs;
+	u32 ifindex;
+	struct in6_addr src;
+	u32 id;
+	u8 state;
+	u32 min_active;
+};
+
+static void parse_segs(const char *arg, struct path_req *r)
+{
+	char *list = strdup(arg), *rest = list, *seg;
+
+	if (!list)
+		nl_fail("out of memory");
+	while ((seg = strsep(&rest, ","))) {
+		r->segs = realloc(r->segs, (r->nsegs + 1) * sizeof(*r->segs));
+		if (!r->segs)
+			nl_fail("out of memory");
+		parse_addr(seg, "segment", &r->segs[r->nsegs++]);
+	}
+	free(list);
+}
+
+static unsigned int arg_kind(const char *word)
+{
+	const struct keyword *k;
+
+	for (k = path_args; k->name; k++)
+		if (!strcmp(k->name, word))
+			return k->val;
+	return 0;
+}
+
+static const char *arg_name(unsigned int kind)
+{
+	const struct keyword *k;
+
+	for (k = path_args; k->val != kind; k++)
+		;
+	return k->name;
+}
+
+/* PREFIX, then any of the keywords in @allowed, all of @required among them. */
+static void parse_req(int argc, char **argv, unsigned int allowed,
+		      unsigned int required, struct path_req *r)
+{
+	unsigned int kind, missing;
+	const char *val;
+
+	memset(r, 0, sizeof(*r));
+	if (!argc)
+		usage_error("missing PREFIX");
+	if (is_help(*argv))
+		usage(stdout, 0);
+	parse_prefix(*argv, &r->prefix, &r->plen);
+	for (argc--, argv++; argc; argc--, argv++) {
+		if (is_help(*argv))
+			usage(stdout, 0);
+		kind = arg_kind(*argv);
+		if (!(kind & allowed))
+			usage_error("unknown argument \"%s\"", *argv);
+		if (r->seen & kind)
+			usage_error("duplicate \"%s\"", *argv);
+		r->seen |= kind;
+		val = next_arg(&argc, &argv, arg_name(kind));
+		switch (kind) {
+		case ARG_SEGS:
+			parse_segs(val, r);
+			break;
+		case ARG_DEV:
+			r->ifindex = parse_dev(val);
+			break;
+		case ARG_SRC:
+			parse_addr(val, "address", &r->src);
+			break;
+		case ARG_ID:
+			r->id = parse_u32(val, "id");
+			break;
+		case ARG_STATE:
+			r->state = parse_keyword(path_states, val, "state");
+			break;
+		case ARG_MIN_ACTIVE:
+			r->min_active = parse_u32(val, "min-active");
+			break;
+		}
+	}
+	missing = required & ~r->seen;
+	if (missing)
+		usage_error("missing \"%s\"", arg_name(missing & -missing));
+}
+
+static void no_more_args(int argc, char **argv)
+{
+	if (argc && is_help(*argv))
+		usage(stdout, 0);
+	if (argc)
+		usage_error("unknown argument \"%s\"", *argv);
+}
+
+/* A request for the set @r names; @room for attributes beyond a few. */
+static struct nlmsghdr *set_request(u8 cmd, const struct path_req *r,
+				    size_t room)
+{
+	struct nlmsghdr *nlh = nl_request(cmd, 0, room);
+
+	mnl_attr_put(nlh, MRC_A_PREFIX, sizeof(r->prefix), &r->prefix);
+	mnl_attr_put_u8(nlh, MRC_A_PREFIX_LEN, r->plen);
+	return nlh;
+}
+
+static int path_add(int argc, char **argv)
+{
+	struct nlattr *path, *segs;
+	struct nlmsghdr *nlh;
+	struct path_req r;
+	unsigned int i;
+
+	parse_req(argc, argv, ARG_SEGS | ARG_DEV | ARG_SRC | ARG_ID, 0, &r);
+	nlh = set_request(MRC_CMD_PATH_ADD, &r,
+			  r.nsegs * MNL_ALIGN(MNL_ATTR_HDRLEN + sizeof(*r.segs)));
+	path = mnl_attr_nest_start(nlh, MRC_A_PATH);
+	if (r.seen & ARG_ID)
+		mnl_attr_put_u32(nlh, MRC_PA_ID, r.id);
+	segs = mnl_attr_nest_start(nlh, MRC_PA_SEGS);
+	for (i = 0; i < r.nsegs; i++)
+		mnl_attr_put(nlh, MRC_PA_SEG, sizeof(r.segs[i]), &r.segs[i]);
+	mnl_attr_nest_end(nlh, segs);
+	if (r.seen & ARG_DEV)
+		mnl_attr_put_u32(nlh, MRC_PA_IFINDEX, r.ifindex);
+	if (r.seen & ARG_SRC)
+		mnl_attr_put(nlh, MRC_PA_SRC, sizeof(r.src), &r.src);
+	mnl_attr_nest_end(nlh, path);
+	nl_talk(nlh, NULL);
+	free(r.segs);
+	return 0;
+}
+
+static int path_del(int argc, char **argv)
+{
+	struct nlmsghdr *nlh;
+	struct path_req r;
+
+	parse_req(argc, argv, ARG_ID, 0, &r);
+	nlh = set_request(MRC_CMD_PATH_DEL, &r, 0);
+	if (r.seen & ARG_ID)
+		mnl_attr_put_u32(nlh, MRC_A_PATH_ID, r.id);
+	nl_talk(nlh, NULL);
+	return 0;
+}
+
+static int path_set(int argc, char **argv)
+{
+	struct nlmsghdr *nlh;
+	struct path_req r;
+
+	parse_req(argc, argv, ARG_ID | ARG_STATE, ARG_ID | ARG_STATE, &r);
+	nlh = set_request(MRC_CMD_PATH_SET, &r, 0);
+	mnl_attr_put_u32(nlh, MRC_A_PATH_ID, r.id);
+	mnl_attr_put_u8(nlh, MRC_A_STATE, r.state);
+	nl_talk(nlh, NULL);
+	return 0;
+}
+
+static int path_flush(int argc, char **argv)
+{
+	no_more_args(argc, argv);
+	nl_talk(nl_request(MRC_CMD_FLUSH, 0, 0), NULL);
+	return 0;
+}
+
+static void print_path(const struct nlattr *nest)
+{
+	static const int policy[MRC_PA_MAX + 1] = {
+		[MRC_PA_ID] = sizeof(u32),
+		[MRC_PA_SEGS] = NL_NEST,
+		[MRC_PA_IFINDEX] = sizeof(u32),
+		[MRC_PA_SRC] = sizeof(struct in6_addr),
+		[MRC_PA_STATE] = sizeof(u8),
+		[MRC_PA_REASON] = sizeof(u8),
+		[MRC_PA_CHANGED_MS] = sizeof(u64),
+	};
+	enum print_type detail = opts.stats ? PRINT_ANY : PRINT_JSON;
+	const struct nlattr *tb[MRC_PA_MAX + 1], *seg;
+	char addr[INET6_ADDRSTRLEN], dev[IF_NAMESIZE], num[16];
+	const char *sep = " segs %s";
+	u32 ifindex;
+
+	nl_parse_nest(nest, policy, MRC_PA_MAX, tb);
+	if (!tb[MRC_PA_ID] || !tb[MRC_PA_STATE])
+		nl_fail("malformed reply from the kernel (path without id or state)");
+	open_json_object(NULL);
+	print_u64(PRINT_ANY, "id", "\tid %llu", mnl_attr_get_u32(tb[MRC_PA_ID]));
+	open_json_array("segs");
+	if (tb[MRC_PA_SEGS]) {
+		mnl_attr_for_each_nested(seg, tb[MRC_PA_SEGS]) {
+			nl_check(seg, sizeof(struct in6_addr));
+			inet_ntop(AF_INET6, mnl_attr_get_payload(seg), addr, sizeof(addr));
+			print_string(PRINT_ANY, NULL, sep, addr);
+			sep = ",%s";
+		}
+	}
+	close_json_array();
+	if (tb[MRC_PA_IFINDEX]) {
+		ifindex = mnl_attr_get_u32(tb[MRC_PA_IFINDEX]);
+		if (!if_indextoname(ifindex, dev))
+			snprintf(dev, sizeof(dev), "if%u", ifindex);
+		print_string(PRINT_ANY, "dev", " dev %s", dev);
+	}
+	if (tb[MRC_PA_SRC]) {
+		inet_ntop(AF_INET6, mnl_attr_get_payload(tb[MRC_PA_SRC]), addr, sizeof(addr));
+		print_string(PRINT_ANY, "src", " src %s", addr);
+	}
+	print_string(PRINT_ANY, "state", " state %s",
+		     keyword_name(path_states, mnl_attr_get_u8(tb[MRC_PA_STATE]),
+				  num, sizeof(num)));
+	if (tb[MRC_PA_REASON])
+		print_string(detail, "reason", " reason %s",
+			     keyword_name(path_reasons, mnl_attr_get_u8(tb[MRC_PA_REASON]),
+					  num, sizeof(num)));
+	if (tb[MRC_PA_CHANGED_MS])
+		print_u64(detail, "changed_ms", " changed %llums",
+			  mnl_attr_get_u64(tb[MRC_PA_CHANGED_MS]));
+	print_nl();
+	close_json_object();
+}
+
+/**
+ * struct path_show - where the output of path show is
+ * @started: the JSON array of sets is open. It opens with the first set, so
+ *	a refused request leaves stdout empty rather than half a document.
+ * @in_set: a set's line is printed (its JSON object and paths array open)
+ * @prefix: that set's prefix
+ * @plen: its length
+ *
+ * A set too big for one message continues in the next, so a message about
+ * the set just printed adds paths to it.
+ */
+static struct path_show {
+	bool started;
+	bool in_set;
+	struct in6_addr prefix;
+	u8 plen;
+} show;
+
+static void show_end_set(void)
+{
+	if (!show.in_set)
+		return;
+	close_json_array();
+	close_json_object();
+	show.in_set = false;
+}
+
+/* A line for the set, unless it continues, then a line per path. */
+static void show_cb(const struct nlmsghdr *nlh)
+{
+	static const int policy[MRC_A_MAX + 1] = {
+		[MRC_A_PREFIX] = sizeof(struct in6_addr),
+		[MRC_A_PREFIX_LEN] = sizeof(u8),
+		[MRC_A_MIN_ACTIVE] = sizeof(u32),
+		[MRC_A_PATH] = NL_NEST,
+	};
+	const struct nlattr *tb[MRC_A_MAX + 1], *a;
+	char buf[PREFIX_STRLEN];
+	struct in6_addr prefix;
+	u8 plen;
+
+	nl_parse_msg(nlh, policy, MRC_A_MAX, tb);
+	if (!tb[MRC_A_PREFIX] || !tb[MRC_A_PREFIX_LEN])
+		nl_fail("malformed reply from the kernel (set without prefix)");
+	memcpy(&prefix, mnl_attr_get_payload(tb[MRC_A_PREFIX]), sizeof(prefix));
+	plen = mnl_attr_get_u8(tb[MRC_A_PREFIX_LEN]);
+	if (!show.in_set || plen != show.plen ||
+	    memcmp(&prefix, &show.prefix, sizeof(prefix))) {
+		show_end_set();
+		if (!show.started)
+			open_json_array(NULL);
+		show.started = true;
+		open_json_object(NULL);
+		format_prefix(buf, &prefix, plen);
+		print_string(PRINT_ANY, "prefix", "%s", buf);
+		if (tb[MRC_A_MIN_ACTIVE])
+			print_u64(PRINT_ANY, "min_active", " min-active %llu",
+				  mnl_attr_get_u32(tb[MRC_A_MIN_ACTIVE]));
+		print_nl();
+		open_json_array("paths");
+		show.in_set = true;
+		show.prefix = prefix;
+		show.plen = plen;
+	}
+	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr))
+		if (mnl_attr_get_type(a) == MRC_A_PATH)
+			print_path(a);
+}
+
+static int path_show(int argc, char **argv)
+{
+	struct nlmsghdr *nlh;
+	struct path_req r;
+
+	if (argc) {
+		parse_req(argc, argv, 0, 0, &r);
+		nlh = set_request(MRC_CMD_PATH_GET, &r, 0);
+	} else {
+		nlh = nl_request(MRC_CMD_PATH_GET, NLM_F_DUMP, 0);
+	}
+	nl_talk(nlh, show_cb);
+	show_end_set();
+	if (!show.started)
+		open_json_array(NULL);
+	close_json_array();
+	return 0;
+}
+
+static const struct {
+	const char *name;
+	int (*run)(int argc, char **argv);
+} path_cmds[] = {
+	{ "add", path_add },
+	{ "del", path_del },
+	{ "set", path_set },
+	{ "show", path_show },
+	{ "flush", path_flush },
+};
+
+int do_path(int argc, char **argv)
+{
+	size_t i;
+
+	if (!argc)
+		return path_show(0, NULL);
+	for (i = 0; i < ARRAY_SIZE(path_cmds); i++)
+		if (!strcmp(*argv, path_cmds[i].name))
+			return path_cmds[i].run(argc - 1, argv + 1);
+	usage_error("path: unknown command \"%s\"", *argv);
+}
+
+static int pathset_set(int argc, char **argv)
+{
+	struct nlmsghdr *nlh;
+	struct path_req r;
+
+	parse_req(argc, argv, ARG_MIN_ACTIVE, ARG_MIN_ACTIVE, &r);
+	nlh = set_request(MRC_CMD_PATHSET_SET, &r, 0);
+	mnl_attr_put_u32(nlh, MRC_A_MIN_ACTIVE, r.min_active);
+	nl_talk(nlh, NULL);
+	return 0;
+}
+
+int do_pathset(int argc, char **argv)
+{
+	if (!argc)
+		usage_error("pathset: missing command");
+	if (!strcmp(*argv, "set"))
+		return pathset_set(argc - 1, argv + 1);
+	usage_error("pathset: unknown command \"%s\"", *argv);
+}

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Output in the manner of iproute2's json_print: each call names a value
+ * once, with a JSON key and a text format, and prints whichever -j asks for.
+ * The JSON writer only tracks commas and depth; -p adds newlines and indent.
+ */
+#include "mrc.h"
+
+#define JSON_INDENT	4
+
+static struct {
+	int depth;
+	bool first;	/* nothing yet in the innermost object or array */
+} jw = { .first = true };
+
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char ch = *s;
+
+		if (ch == '"' || ch == '\\')
+			printf("\\%c", ch);
+		else if (ch < 0x20 || ch == 0x7f)
+			printf("\\u%04x", ch);
+		else
+			putchar(ch);
+	}
+	putchar('"');
+}
+
+/* Begin a value: the comma, with -p a new line, then the key if any. */
+static void json_key(const char *key)
+{
+	if (!jw.first)
+		putchar(',');
+	if (opts.pretty && jw.depth)
+		printf("\n%*s", JSON_INDENT * jw.depth, "");
+	jw.first = false;
+	if (key) {
+		json_str(key);
+		fputs(opts.pretty ? ": " : ":", stdout);
+	}
+}
+
+static void json_open(const char *key, char bracket)
+{
+	if (!opts.json)
+		return;
+	json_key(key);
+	putchar(bracket);
+	jw.depth++;
+	jw.first = true;
+}
+
+/* A value at the top ends its line: monitor prints one per event. */
+static void json_close(char bracket)
+{
+	if (!opts.json)
+		return;
+	jw.depth--;
+	if (opts.pretty && !jw.first)
+		printf("\n%*s", JSON_INDENT * jw.depth, "");
+	putchar(bracket);
+	jw.first = !jw.depth;
+	if (!jw.depth)
+		putchar('\n');
+}
+
+void open_json_object(const char *key)
+{
+	json_open(key, '{');
+}
+
+void close_json_object(void)
+{
+	json_close('}');
+}
+
+void open_json_array(const char *key)
+{
+	json_open(key, '[');
+}
+
+void close_json_array(void)
+{
+	json_close(']');
+}
+
+void print_string(enum print_type t, const char *key, const char *fmt,
+		  const char *val)
+{
+	if (opts.json && (t & PRINT_JSON)) {
+		json_key(key);
+		json_str(val);
+	} else if (!opts.json && (t & PRINT_FP) && fmt) {
+		printf(fmt, val);
+	}
+}
+
+void print_u64(enum print_type t, const char *key, const char *fmt, u64 val)
+{
+	if (opts.json && (t & PRINT_JSON)) {
+		json_key(key);
+		printf("%llu", val);
+	} else if (!opts.json && (t & PRINT_FP) && fmt) {
+		printf(fmt, val);
+	}
+}
+
+void print_nl(void)
+{
+	if (!opts.json)
+		putchar('\n');
+}
