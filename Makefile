@@ -22,7 +22,20 @@ endif
 # out-of-tree build writes its objects next to its sources.
 MODULE_SRCS := Kbuild $(shell find net include uapi -name '*.[ch]' -o -name Kbuild)
 
-.PHONY: all modules module-one deps check demo bench selftests tools checkpatch clean
+.PHONY: all modules module-one deps check demo bench selftests tools checkpatch \
+	install clean
+
+# make install [DESTDIR=...] [PREFIX=...]: the module for every built kernel
+# (in /lib/modules/VER/updates), the tools, their man pages, the bash
+# completion and the uapi header.
+PREFIX ?= /usr/local
+INSTALL_FILES := \
+	build/tools/mrc:$(PREFIX)/sbin/mrc:755 \
+	build/tools/mrcperf:$(PREFIX)/bin/mrcperf:755 \
+	tools/mrc/mrc.8:$(PREFIX)/share/man/man8/mrc.8:644 \
+	tools/mrcperf/mrcperf.1:$(PREFIX)/share/man/man1/mrcperf.1:644 \
+	tools/mrc/mrc.bash-completion:$(PREFIX)/share/bash-completion/completions/mrc:644 \
+	uapi/linux/mrc.h:$(PREFIX)/include/linux/mrc.h:644
 
 all: modules selftests tools
 
@@ -86,6 +99,17 @@ bench: deps
 
 checkpatch:
 	@$(TESTING)/checkpatch
+
+install: all
+	@for k in $(KERNELS); do \
+		install -D -m 644 $(BUILD)/$$k/mrc.ko \
+			$(DESTDIR)/lib/modules/$$k/updates/mrc.ko || exit 1; \
+		if [ -z "$(DESTDIR)" ]; then depmod -a $$k; fi; \
+	done
+	@for f in $(INSTALL_FILES); do \
+		src=$${f%%:*}; rest=$${f#*:}; dst=$${rest%:*}; mode=$${rest##*:}; \
+		install -D -m $$mode $$src $(DESTDIR)$$dst || exit 1; \
+	done
 
 clean:
 	rm -rf $(BUILD)
