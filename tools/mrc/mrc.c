@@ -48,11 +48,12 @@ void usage(FILE *f, int status)
 		"       mrc path show [PREFIX]\n"
 		"       mrc path flush\n"
 		"       mrc pathset set PREFIX min-active N\n"
+		"       mrc conn show\n"
 		"       mrc stats\n"
 		"       mrc monitor\n"
 		"       mrc help\n"
 		"       mrc OBJECT help\n"
-		"where  OBJECT := { path | pathset | stats | monitor }\n"
+		"where  OBJECT := { path | pathset | conn | stats | monitor }\n"
 		"       PREFIX := IPv6 ADDR[/LEN]; without /LEN it is ADDR/128\n"
 		"       ID := the path's id (its EV), 0 to 65535\n"
 		"\n"
@@ -242,6 +243,7 @@ static const struct {
 	{ "pathset", do_pathset },
 	{ "stats", do_stats },
 	{ "monitor", do_monitor },
+	{ "conn", do_conn },
 };
 
 int main(int argc, char **argv)

@@ -125,6 +125,7 @@ void print_nl(void);
 int do_path(int argc, char **argv);
 int do_pathset(int argc, char **argv);
 int do_stats(int argc, char **argv);
+int do_conn(int argc, char **argv);
 int do_monitor(int argc, char **argv);
 
 #endif /* _MRC_TOOL_H */

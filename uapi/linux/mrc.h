@@ -151,6 +151,7 @@ enum mrc_cmd {
 	MRC_CMD_FLUSH,		/* delete every set */
 	MRC_CMD_STATS_GET,	/* the namespace's counters */
 	MRC_CMD_PATH_EVENT,	/* notification: a path changed state */
+	MRC_CMD_CONN_GET,	/* dump: every connection, MRC_A_CONN each */
 
 	__MRC_CMD_MAX,
 };
@@ -169,6 +170,7 @@ enum mrc_attr {
 	MRC_A_OLD_STATE,	/* u8, enum mrc_path_state: events */
 	MRC_A_REASON,		/* u8, enum mrc_path_reason: events */
 	MRC_A_NR_PATHS,		/* u32: paths in a set (replies) */
+	MRC_A_CONN,		/* nest, MRC_CA_*: one connection (replies) */
 
 	__MRC_A_MAX,
 };
@@ -190,6 +192,30 @@ enum mrc_path_attr {
 };
 
 #define MRC_PA_MAX (__MRC_PA_MAX - 1)
+
+/* A connection, as MRC_INFO reports it (all output only). */
+enum mrc_conn_attr {
+	MRC_CA_UNSPEC,
+	MRC_CA_LOCAL_CID,	/* u32 */
+	MRC_CA_REMOTE_CID,	/* u32 */
+	MRC_CA_STATE,		/* u8, enum mrc_state */
+	MRC_CA_SADDR,		/* binary, struct in6_addr */
+	MRC_CA_DADDR,		/* binary, struct in6_addr */
+	MRC_CA_SPORT,		/* u16, host byte order */
+	MRC_CA_DPORT,		/* u16, host byte order */
+	MRC_CA_MSS,		/* u32 */
+	MRC_CA_SRTT_US,		/* u32 */
+	MRC_CA_CWND,		/* u32, packets */
+	MRC_CA_BYTES_SENT,	/* u64 */
+	MRC_CA_BYTES_ACKED,	/* u64 */
+	MRC_CA_BYTES_RECEIVED,	/* u64 */
+	MRC_CA_PKTS_RETRANS,	/* u64 */
+	MRC_CA_RTOS,		/* u64 */
+
+	__MRC_CA_MAX,
+};
+
+#define MRC_CA_MAX (__MRC_CA_MAX - 1)
 
 enum mrc_stat_attr {
 	MRC_SA_UNSPEC,

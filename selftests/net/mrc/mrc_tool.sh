@@ -175,13 +175,38 @@ test_limits() {
 	m path flush
 }
 
+test_conn_show() {
+	local spid cpid
+
+	ip netns exec "$NS" ip link set lo up
+	ip netns exec "$NS" "$MRC_TOP"/build/tools/mrcperf -s -1 -p 7001 \
+		--ready "$tmp/ready" > /dev/null 2>&1 &
+	spid=$!
+	wait_ready "$spid" "$tmp/ready" || return 1
+	ip netns exec "$NS" "$MRC_TOP"/build/tools/mrcperf -c ::1 -p 7001 -t 600 \
+		-l 1000 > /dev/null 2>&1 &
+	cpid=$!
+	wait_for 30 bash -c "$MRC -n $NS -j conn show | grep -q established"
+	m -j conn show > "$tmp/conns"
+	kill "$cpid" "$spid" 2>/dev/null
+	wait 2>/dev/null
+	cat "$tmp/conns"
+	# The client's connection and the server's, each other's mirror.
+	python3 -c 'import json,sys
+c = [x for x in json.load(open(sys.argv[1])) if x["state"] == "established"]
+ok = any(a["dport"] == 7001 and any(b["sport"] == 7001 and b["local_cid"] == a["remote_cid"]
+                                     and b["remote_cid"] == a["local_cid"] for b in c) for a in c)
+sys.exit(0 if ok else 1)' "$tmp/conns"
+}
+
 [ -x "$MRC" ] || { echo "# $MRC not built"; exit "$KSFT_FAIL"; }
 setup || { echo "# setup failed"; exit "$KSFT_FAIL"; }
-ktap_begin 6
+ktap_begin 7
 run_test "add, show, set, del and flush round trip" test_round_trip
 run_test "bad input is refused and changes nothing" test_bad_input
 run_test "a namespace sees only its own paths" test_namespace_isolation
 run_test "unprivileged users read but cannot change" test_unprivileged
 run_test "monitor shows state changes" test_monitor
 run_test "256 paths in a set, 1024 sets" test_limits
+run_test "conn show lists both ends of a connection" test_conn_show
 ktap_end

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mrc conn show: the namespace's connections, the way ss shows TCP's:
+ * addresses, ids, state, and the counters of getsockopt(MRC_INFO).
+ */
+#include <arpa/inet.h>
+#include <libmnl/libmnl.h>
+#include <linux/genetlink.h>
+#include <string.h>
+
+#include "mrc.h"
+
+static const struct keyword conn_states[] = {
+	{ "closed", MRC_CLOSED },
+	{ "listen", MRC_LISTEN },
+	{ "syn-sent", MRC_SYN_SENT },
+	{ "syn-recv", MRC_SYN_RECV },
+	{ "established", MRC_ESTABLISHED },
+	{ NULL, 0 },
+};
+
+/* The u32 and u64 counters, in the order they are printed. */
+static const struct {
+	int attr;
+	const char *key;
+	const char *fmt;
+} conn_counters[] = {
+	{ MRC_CA_LOCAL_CID, "local_cid", " cid %llu" },
+	{ MRC_CA_REMOTE_CID, "remote_cid", "/%llu" },
+	{ MRC_CA_MSS, "mss", " mss %llu" },
+	{ MRC_CA_SRTT_US, "srtt_us", " srtt %lluus" },
+	{ MRC_CA_CWND, "cwnd", " cwnd %llu" },
+	{ MRC_CA_BYTES_SENT, "bytes_sent", " sent %llu" },
+	{ MRC_CA_BYTES_ACKED, "bytes_acked", " acked %llu" },
+	{ MRC_CA_BYTES_RECEIVED, "bytes_received", " received %llu" },
+	{ MRC_CA_PKTS_RETRANS, "pkts_retrans", " retrans %llu" },
+	{ MRC_CA_RTOS, "rtos", " rtos %llu" },
+};
+
+static void print_end(const struct nlattr *addr, const struct nlattr *port,
+		      const char *akey, const char *pkey, const char *fmt)
+{
+	char buf[INET6_ADDRSTRLEN];
+
+	inet_ntop(AF_INET6, mnl_attr_get_payload(addr), buf, sizeof(buf));
+	print_string(PRINT_JSON, akey, NULL, buf);
+	print_u64(PRINT_JSON, pkey, NULL, mnl_attr_get_u16(port));
+	if (fmt) {
+		char end[INET6_ADDRSTRLEN + 8];
+
+		snprintf(end, sizeof(end), "[%s]:%u", buf, mnl_attr_get_u16(port));
+		print_string(PRINT_FP, NULL, fmt, end);
+	}
+}
+
+static void conn_cb(const struct nlmsghdr *nlh)
+{
+	static const int policy[MRC_CA_MAX + 1] = {
+		[MRC_CA_LOCAL_CID] = sizeof(u32),
+		[MRC_CA_REMOTE_CID] = sizeof(u32),
+		[MRC_CA_STATE] = sizeof(u8),
+		[MRC_CA_SADDR] = sizeof(struct in6_addr),
+		[MRC_CA_DADDR] = sizeof(struct in6_addr),
+		[MRC_CA_SPORT] = sizeof(u16),
+		[MRC_CA_DPORT] = sizeof(u16),
+		[MRC_CA_MSS] = sizeof(u32),
+		[MRC_CA_SRTT_US] = sizeof(u32),
+		[MRC_CA_CWND] = sizeof(u32),
+		[MRC_CA_BYTES_SENT] = sizeof(u64),
+		[MRC_CA_BYTES_ACKED] = sizeof(u64),
+		[MRC_CA_BYTES_RECEIVED] = sizeof(u64),
+		[MRC_CA_PKTS_RETRANS] = sizeof(u64),
+		[MRC_CA_RTOS] = sizeof(u64),
+	};
+	const struct nlattr *tb[MRC_CA_MAX + 1], *a;
+	char num[16];
+	size_t i;
+
+	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
+		if (mnl_attr_get_type(a) != MRC_A_CONN)
+			continue;
+		nl_check(a, NL_NEST);
+		nl_parse_nest(a, policy, MRC_CA_MAX, tb);
+		for (i = 1; i <= MRC_CA_MAX; i++)
+			if (!tb[i])
+				nl_fail("malformed reply from the kernel (incomplete connection)");
+		open_json_object(NULL);
+		print_end(tb[MRC_CA_SADDR], tb[MRC_CA_SPORT], "saddr", "sport", "%s");
+		print_end(tb[MRC_CA_DADDR], tb[MRC_CA_DPORT], "daddr", "dport", " %s");
+		print_string(PRINT_ANY, "state", " %s",
+			     keyword_name(conn_states, mnl_attr_get_u8(tb[MRC_CA_STATE]),
+					  num, sizeof(num)));
+		for (i = 0; i < ARRAY_SIZE(conn_counters); i++) {
+			const struct nlattr *c = tb[conn_counters[i].attr];
+			u64 v = mnl_attr_get_payload_len(c) == sizeof(u64) ?
+				mnl_attr_get_u64(c) : mnl_attr_get_u32(c);
+			enum print_type t = i < 5 || opts.stats ? PRINT_ANY : PRINT_JSON;
+
+			print_u64(t, conn_counters[i].key, conn_counters[i].fmt, v);
+		}
+		print_nl();
+		close_json_object();
+	}
+}
+
+int do_conn(int argc, char **argv)
+{
+	struct nlmsghdr *nlh;
+
+	if (argc && is_help(*argv))
+		usage(stdout, 0);
+	if (argc && strcmp(*argv, "show"))
+		usage_error("conn: unknown command \"%s\"", *argv);
+	if (argc > 1)
+		usage_error("unknown argument \"%s\"", argv[1]);
+	nlh = nl_request(MRC_CMD_CONN_GET, NLM_F_DUMP, 0);
+	open_json_array(NULL);
+	nl_talk(nlh, conn_cb);
+	close_json_array();
+	return 0;
+}
