@@ -9,6 +9,7 @@
 
 #include "conn.h"
 #include "input.h"
+#include "netlink.h"
 #include "output.h"
 #include "params.h"
 #include "pernet.h"
@@ -207,6 +208,8 @@ void mrc_conn_done(struct sock *sk)
 	mrc_tx_purge(sk);
 	mrc_rx_purge(sk);
 	mrc_conn_unhash(sk);
+	if (old == MRC_ESTABLISHED)
+		mrc_nl_conn_event(sk, READ_ONCE(sk->sk_err));
 	sk->sk_shutdown = SHUTDOWN_MASK;
 	if (old == MRC_SYN_RECV)
 		mrc_conn_unlink_child(sk);
@@ -268,6 +271,7 @@ void mrc_conn_established(struct sock *sk)
 	msk->backoff = 0;
 	sk_stop_timer(sk, &msk->rtx_timer);
 
+	mrc_nl_conn_event(sk, 0);
 	if (!parent) {
 		MRC_INC(sock_net(sk), ACTIVE_OPENS);
 		sk->sk_state_change(sk);
@@ -301,8 +305,14 @@ void mrc_conn_maybe_done(struct sock *sk)
 	struct mrc_sock *msk = mrc_sk(sk);
 
 	if (sock_flag(sk, SOCK_DEAD) && msk->state == MRC_ESTABLISHED &&
-	    (msk->fin & MRC_FIN_ACKED))
+	    (msk->fin & MRC_FIN_ACKED)) {
+		/* A delayed ACK still owed would leave the peer retransmitting
+		 * to a connection that no longer exists, and draw a RST.
+		 */
+		if (msk->rcv_unacked || timer_pending(&msk->ack_timer))
+			mrc_send_ack(sk, 0);
 		mrc_conn_done(sk);
+	}
 }
 
 /**

@@ -50,6 +50,7 @@ static const struct nla_policy mrc_policy[MRC_A_MAX + 1] = {
 	[MRC_A_REASON] = { .type = NLA_REJECT },
 	[MRC_A_NR_PATHS] = { .type = NLA_REJECT },
 	[MRC_A_CONN] = { .type = NLA_REJECT },
+	[MRC_A_ERRNO] = { .type = NLA_REJECT },
 };
 
 /* The set a request names: MRC_A_PREFIX/LEN, host bits clear. */
@@ -435,6 +436,35 @@ static int mrc_nl_conn_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	if (err == -EMSGSIZE && skb->len)
 		return skb->len;
 	return err;
+}
+
+/**
+ * mrc_nl_conn_event() - tell the events group a connection opened or closed
+ * @sk: the connection, locked
+ * @err: for a close, the error the application sees (0 if none)
+ *
+ * Built only when someone listens: it runs in softirq for every
+ * connection.
+ */
+void mrc_nl_conn_event(struct sock *sk, int err)
+{
+	struct net *net = sock_net(sk);
+	struct sk_buff *msg;
+	void *hdr;
+
+	if (!genl_has_listeners(&mrc_genl_family, net, 0))
+		return;
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_ATOMIC);
+	if (!msg)
+		return;
+	hdr = genlmsg_put(msg, 0, 0, &mrc_genl_family, 0, MRC_CMD_CONN_EVENT);
+	if (!hdr || mrc_nl_put_conn(msg, mrc_sk(sk)) ||
+	    nla_put_u32(msg, MRC_A_ERRNO, err)) {
+		nlmsg_free(msg);
+		return;
+	}
+	genlmsg_end(msg, hdr);
+	genlmsg_multicast_netns(&mrc_genl_family, net, msg, 0, 0, GFP_ATOMIC);
 }
 
 static const struct genl_ops mrc_genl_ops[] = {

@@ -11,7 +11,6 @@
 #include "mrc.h"
 
 static const struct keyword conn_states[] = {
-	{ "closed", MRC_CLOSED },
 	{ "listen", MRC_LISTEN },
 	{ "syn-sent", MRC_SYN_SENT },
 	{ "syn-recv", MRC_SYN_RECV },
@@ -53,7 +52,14 @@ static void print_end(const struct nlattr *addr, const struct nlattr *port,
 	}
 }
 
-static void conn_cb(const struct nlmsghdr *nlh)
+/**
+ * print_conn() - one connection (an MRC_A_CONN nest), as text or JSON
+ * @nest: the nest
+ *
+ * Used by conn show and by monitor for connection events; the caller
+ * opens and closes the JSON object.
+ */
+void print_conn(const struct nlattr *nest)
 {
 	static const int policy[MRC_CA_MAX + 1] = {
 		[MRC_CA_LOCAL_CID] = sizeof(u32),
@@ -72,32 +78,41 @@ static void conn_cb(const struct nlmsghdr *nlh)
 		[MRC_CA_PKTS_RETRANS] = sizeof(u64),
 		[MRC_CA_RTOS] = sizeof(u64),
 	};
-	const struct nlattr *tb[MRC_CA_MAX + 1], *a;
+	const struct nlattr *tb[MRC_CA_MAX + 1];
 	char num[16];
 	size_t i;
+	u8 state;
+
+	nl_check(nest, NL_NEST);
+	nl_parse_nest(nest, policy, MRC_CA_MAX, tb);
+	for (i = 1; i <= MRC_CA_MAX; i++)
+		if (!tb[i])
+			nl_fail("malformed reply from the kernel (incomplete connection)");
+	print_end(tb[MRC_CA_SADDR], tb[MRC_CA_SPORT], "saddr", "sport", "%s");
+	print_end(tb[MRC_CA_DADDR], tb[MRC_CA_DPORT], "daddr", "dport", " %s");
+	state = mnl_attr_get_u8(tb[MRC_CA_STATE]);
+	/* The keyword table ends at value 0, which is MRC_CLOSED here. */
+	print_string(PRINT_ANY, "state", " %s", state == MRC_CLOSED ? "closed" :
+		     keyword_name(conn_states, state, num, sizeof(num)));
+	for (i = 0; i < ARRAY_SIZE(conn_counters); i++) {
+		const struct nlattr *c = tb[conn_counters[i].attr];
+		u64 v = mnl_attr_get_payload_len(c) == sizeof(u64) ?
+			mnl_attr_get_u64(c) : mnl_attr_get_u32(c);
+		enum print_type t = i < 5 || opts.stats ? PRINT_ANY : PRINT_JSON;
+
+		print_u64(t, conn_counters[i].key, conn_counters[i].fmt, v);
+	}
+}
+
+static void conn_cb(const struct nlmsghdr *nlh)
+{
+	const struct nlattr *a;
 
 	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
 		if (mnl_attr_get_type(a) != MRC_A_CONN)
 			continue;
-		nl_check(a, NL_NEST);
-		nl_parse_nest(a, policy, MRC_CA_MAX, tb);
-		for (i = 1; i <= MRC_CA_MAX; i++)
-			if (!tb[i])
-				nl_fail("malformed reply from the kernel (incomplete connection)");
 		open_json_object(NULL);
-		print_end(tb[MRC_CA_SADDR], tb[MRC_CA_SPORT], "saddr", "sport", "%s");
-		print_end(tb[MRC_CA_DADDR], tb[MRC_CA_DPORT], "daddr", "dport", " %s");
-		print_string(PRINT_ANY, "state", " %s",
-			     keyword_name(conn_states, mnl_attr_get_u8(tb[MRC_CA_STATE]),
-					  num, sizeof(num)));
-		for (i = 0; i < ARRAY_SIZE(conn_counters); i++) {
-			const struct nlattr *c = tb[conn_counters[i].attr];
-			u64 v = mnl_attr_get_payload_len(c) == sizeof(u64) ?
-				mnl_attr_get_u64(c) : mnl_attr_get_u32(c);
-			enum print_type t = i < 5 || opts.stats ? PRINT_ANY : PRINT_JSON;
-
-			print_u64(t, conn_counters[i].key, conn_counters[i].fmt, v);
-		}
+		print_conn(a);
 		print_nl();
 		close_json_object();
 	}

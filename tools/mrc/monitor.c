@@ -1,13 +1,40 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mrc monitor: a line, or a JSON object, for every path state change the
- * kernel multicasts to the "events" group, flushed at once so that a reader
- * on the other end of a pipe sees each event as it happens.
+ * mrc monitor: a line, or a JSON object, for every path state change and
+ * every connection opened or closed that the kernel multicasts to the
+ * "events" group, flushed at once so that a reader on the other end of a
+ * pipe sees each event as it happens.
  */
 #include <libmnl/libmnl.h>
 #include <linux/genetlink.h>
+#include <string.h>
 
 #include "mrc.h"
+
+static void conn_event(const struct nlmsghdr *nlh)
+{
+	static const int policy[MRC_A_MAX + 1] = {
+		[MRC_A_CONN] = NL_NEST,
+		[MRC_A_ERRNO] = sizeof(u32),
+	};
+	const struct nlattr *tb[MRC_A_MAX + 1];
+	u32 err = 0;
+
+	nl_parse_msg(nlh, policy, MRC_A_MAX, tb);
+	if (!tb[MRC_A_CONN])
+		nl_fail("malformed event from the kernel");
+	if (tb[MRC_A_ERRNO])
+		err = mnl_attr_get_u32(tb[MRC_A_ERRNO]);
+	open_json_object(NULL);
+	print_string(PRINT_ANY, "event", "%s ", "conn");
+	print_conn(tb[MRC_A_CONN]);
+	print_u64(PRINT_JSON, "errno", NULL, err);
+	if (err)
+		print_string(PRINT_FP, NULL, " (%s)", strerror(err));
+	print_nl();
+	close_json_object();
+	fflush(stdout);
+}
 
 static void event_cb(const struct nlmsghdr *nlh)
 {
@@ -24,8 +51,13 @@ static void event_cb(const struct nlmsghdr *nlh)
 	char prefix[PREFIX_STRLEN], num[16];
 	u8 old = 0, reason = 0;
 
-	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*genl) ||
-	    genl->cmd != MRC_CMD_PATH_EVENT)
+	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*genl))
+		return;
+	if (genl->cmd == MRC_CMD_CONN_EVENT) {
+		conn_event(nlh);
+		return;
+	}
+	if (genl->cmd != MRC_CMD_PATH_EVENT)
 		return;
 	nl_parse_msg(nlh, policy, MRC_A_MAX, tb);
 	if (!tb[MRC_A_PREFIX] || !tb[MRC_A_PREFIX_LEN] || !tb[MRC_A_PATH_ID] ||

@@ -126,6 +126,7 @@ int do_path(int argc, char **argv);
 int do_pathset(int argc, char **argv);
 int do_stats(int argc, char **argv);
 int do_conn(int argc, char **argv);
+void print_conn(const struct nlattr *nest);
 int do_monitor(int argc, char **argv);
 
 #endif /* _MRC_TOOL_H */

@@ -152,6 +152,7 @@ enum mrc_cmd {
 	MRC_CMD_STATS_GET,	/* the namespace's counters */
 	MRC_CMD_PATH_EVENT,	/* notification: a path changed state */
 	MRC_CMD_CONN_GET,	/* dump: every connection, MRC_A_CONN each */
+	MRC_CMD_CONN_EVENT,	/* notification: established, or closed */
 
 	__MRC_CMD_MAX,
 };
@@ -171,6 +172,7 @@ enum mrc_attr {
 	MRC_A_REASON,		/* u8, enum mrc_path_reason: events */
 	MRC_A_NR_PATHS,		/* u32: paths in a set (replies) */
 	MRC_A_CONN,		/* nest, MRC_CA_*: one connection (replies) */
+	MRC_A_ERRNO,		/* u32: why a connection closed, 0 if cleanly */
 
 	__MRC_A_MAX,
 };

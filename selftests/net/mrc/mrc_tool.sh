@@ -156,6 +156,32 @@ test_monitor() {
 		grep -q "id 3.*denied.*good.*operator" "$tmp/monitor"
 }
 
+# Connections opening and closing show in monitor: two ends established,
+# then both closed after a clean close.
+test_monitor_conns() {
+	local pid spid
+
+	ip netns exec "$NS" ip link set lo up
+	m monitor > "$tmp/cmon" 2>&1 &
+	pid=$!
+	sleep 1
+	ip netns exec "$NS" "$MRC_TOP"/build/tools/mrcperf -s -1 -p 7002 \
+		--ready "$tmp/ready2" > /dev/null 2>&1 &
+	spid=$!
+	wait_ready "$spid" "$tmp/ready2" || return 1
+	ip netns exec "$NS" "$MRC_TOP"/build/tools/mrcperf -c ::1 -p 7002 -n 10 \
+		-l 1000 > /dev/null 2>&1 || return 1
+	wait "$spid"
+	wait_for 30 bash -c "[ \$(grep -c 'closed' '$tmp/cmon') -ge 2 ]"
+	kill "$pid"
+	wait "$pid" 2>/dev/null
+	cat "$tmp/cmon"
+	[ "$(grep -c '^conn .*\]:7002 established' "$tmp/cmon")" -ge 1 ] &&
+		[ "$(grep -c '^conn .*7002.* established' "$tmp/cmon")" -eq 2 ] &&
+		[ "$(grep -c '^conn .*7002.* closed' "$tmp/cmon")" -eq 2 ] &&
+		! grep -q '^conn .*7002.*(' "$tmp/cmon"
+}
+
 test_limits() {
 	local i
 
@@ -189,7 +215,7 @@ test_conn_show() {
 	wait_for 30 bash -c "$MRC -n $NS -j conn show | grep -q established"
 	m -j conn show > "$tmp/conns"
 	kill "$cpid" "$spid" 2>/dev/null
-	wait 2>/dev/null
+	wait "$cpid" "$spid" 2>/dev/null
 	cat "$tmp/conns"
 	# The client's connection and the server's, each other's mirror.
 	python3 -c 'import json,sys
@@ -201,12 +227,13 @@ sys.exit(0 if ok else 1)' "$tmp/conns"
 
 [ -x "$MRC" ] || { echo "# $MRC not built"; exit "$KSFT_FAIL"; }
 setup || { echo "# setup failed"; exit "$KSFT_FAIL"; }
-ktap_begin 7
+ktap_begin 8
 run_test "add, show, set, del and flush round trip" test_round_trip
 run_test "bad input is refused and changes nothing" test_bad_input
 run_test "a namespace sees only its own paths" test_namespace_isolation
 run_test "unprivileged users read but cannot change" test_unprivileged
 run_test "monitor shows state changes" test_monitor
+run_test "monitor shows connections opening and closing" test_monitor_conns
 run_test "256 paths in a set, 1024 sets" test_limits
 run_test "conn show lists both ends of a connection" test_conn_show
 ktap_end
