@@ -28,6 +28,8 @@
 #include <linux/skbuff.h>
 #include <linux/spinlock.h>
 #include <linux/timer.h>
+#include <linux/u64_stats_sync.h>
+#include <net/ipv6.h>
 #include <net/dst_cache.h>
 #include <net/sock.h>
 
@@ -49,28 +51,68 @@
 /* The smallest DATA payload a connection accepts to run with. */
 #define MRC_MSS_MIN		64
 
+/* Counters of a path, in struct mrc_path_pcpu and struct mrc_path_counters. */
+enum mrc_path_ctr {
+	MRC_PC_SENT,		/* DATA transmissions */
+	MRC_PC_BYTES,		/* DATA payload bytes sent */
+	MRC_PC_ACKED,		/* DATA packets acknowledged */
+	MRC_PC_RETRANS,		/* DATA retransmissions */
+	MRC_PC_ECN,		/* ACKs echoing a congestion mark for the path */
+	MRC_PC_TRIMS,		/* NACKs for trimmed packets */
+	MRC_PC_LOSSES,		/* packets declared lost */
+	MRC_PC_PROBES,		/* probes sent */
+	MRC_PC_MAX
+};
+
+/**
+ * struct mrc_path_pcpu - one CPU's share of a path's counters
+ * @v: indexed by enum mrc_path_ctr
+ * @syncp: consistent 64-bit reads on 32-bit machines
+ */
+struct mrc_path_pcpu {
+	u64_stats_t v[MRC_PC_MAX];
+	struct u64_stats_sync syncp;
+};
+
 /**
  * struct mrc_path - one path (EV) of a path set
+ * @refcnt: the sets that list it and the connections that use it
+ * @rcu: frees it after readers are done
+ * @opt: prebuilt IPv6 options carrying its SRH, or NULL without segments
+ * @stats: counters of every connection that used it
  * @segs: SRv6 segment list, first segment first
  * @src: source address, if @has_src
+ * @lock: protects @state, @reason and @changed together
  * @changed: jiffies of the last state change
  * @ifindex: egress device, or 0
+ * @srtt_us: smoothed RTT most recently measured by a connection
  * @id: the EV
  * @state: enum mrc_path_state
  * @reason: enum mrc_path_reason of the last state change
  * @nsegs: number of @segs
  * @has_src: @src is set
+ * @dead: deleted from its set; connections stop using it
+ *
+ * Everything but the state, the counters and @srtt_us is fixed once the
+ * path is published. Connections read @state without the lock.
  */
 struct mrc_path {
+	refcount_t refcnt;
+	struct rcu_head rcu;
+	struct ipv6_txoptions *opt;
+	struct mrc_path_pcpu __percpu *stats;
 	struct in6_addr segs[MRC_SEGS_MAX];
 	struct in6_addr src;
+	spinlock_t lock;	/* state, reason, changed */
 	unsigned long changed;
 	int ifindex;
+	u32 srtt_us;
 	u16 id;
 	u8 state;
 	u8 reason;
 	u8 nsegs;
 	bool has_src;
+	bool dead;
 };
 
 /**
@@ -81,10 +123,11 @@ struct mrc_path {
  * @plen: prefix length
  * @min_active: floor of good paths below which losses retire no more
  * @nr_paths: entries in @paths
- * @paths: ordered by id
+ * @paths: ordered by id; the set holds a reference on each
  *
  * A set is never changed in place: a writer makes a changed copy and
  * replaces the old one, so readers under RCU always see a whole set.
+ * Copies share the path objects.
  */
 struct mrc_pathset {
 	struct list_head node;
@@ -93,7 +136,32 @@ struct mrc_pathset {
 	u8 plen;
 	u32 min_active;
 	u32 nr_paths;
-	struct mrc_path paths[];
+	struct mrc_path *paths[];
+};
+
+/**
+ * struct mrc_cc_params - congestion-control settings of a namespace
+ * @base_rtt_us: RTT without queueing; 0: each path's measured minimum
+ * @target_delay_us: queueing delay below which the window may grow fast
+ * @max_cwnd: largest congestion window, packets
+ * @ai: additive increase per RTT without ECN below the target delay
+ * @fi: additive increase per RTT without ECN above the target delay
+ * @md: largest multiplicative decrease, in 1/1024 of the window
+ * @qa_delay_us: queueing delay that resets the window (quick adapt); 0 off
+ * @ecn_cooldown_us: how long a path whose packet was CE-marked is avoided
+ *
+ * Changed as a whole under &mrc_net.paths_lock; the data path reads each
+ * field once with READ_ONCE().
+ */
+struct mrc_cc_params {
+	u32 base_rtt_us;
+	u32 target_delay_us;
+	u32 max_cwnd;
+	u32 ai;
+	u32 fi;
+	u32 md;
+	u32 qa_delay_us;
+	u32 ecn_cooldown_us;
 };
 
 /**
@@ -107,6 +175,8 @@ struct mrc_pathset {
  * @paths_lock: serialises changes to @pathsets
  * @pathsets: path sets, readers use RCU
  * @nr_pathsets: entries in @pathsets
+ * @paths_gen: bumped on every change to @pathsets; connections compare
+ * @cc: congestion-control settings
  */
 struct mrc_net {
 	spinlock_t bind_lock;	/* bind_hash, nr_bound */
@@ -118,6 +188,108 @@ struct mrc_net {
 	struct mutex paths_lock;	/* pathsets, nr_pathsets */
 	struct list_head pathsets;
 	u32 nr_pathsets;
+	atomic_t paths_gen;
+	struct mrc_cc_params cc;
+};
+
+/* Entries of a connection's ring of paths whose packets were acked cleanly. */
+#define MRC_RECYCLE	64
+
+/**
+ * struct mrc_cpath - one path as a connection uses it
+ * @path: the path of a configured set, with a reference; NULL in an
+ *	automatic set
+ * @dst: cached route, valid while @dst_cookie checks
+ * @dst_cookie: route validity cookie of @dst
+ * @sport: UDP source port (network order): the path's entropy
+ * @flowlabel: IPv6 flow label (network order): the path's entropy
+ * @id: the EV
+ * @unfit: its SRH does not fit the connection's packet size; unused
+ * @srtt_us: smoothed RTT (0: no sample yet)
+ * @rttvar_us: RTT variation
+ * @min_rtt_us: smallest RTT seen
+ * @inflight: packets whose latest transmission took this path, not yet
+ *	delivered or declared lost
+ * @ecn_frac: EWMA of the fraction of ACKs echoing CE, in 1/1024
+ * @ecn_until_us: the path is avoided until then after a CE mark
+ * @last_send_us: time of the latest transmission on the path
+ * @last_ack_us: time of the latest acknowledgment of a packet sent on it
+ * @rack_xmit_us: send time of the latest-sent packet on it delivered
+ * @rack_rtt_us: RTT of that packet
+ * @sent: DATA transmissions
+ * @bytes: DATA payload bytes sent
+ * @acked: DATA packets acknowledged
+ * @retrans: DATA retransmissions
+ * @ecn: ACKs echoing CE for it
+ * @trims: NACKs for trimmed packets sent on it
+ * @losses: packets declared lost on it
+ * @probes: probes sent on it
+ *
+ * Written under the socket lock. Netlink dumps read it under RCU with
+ * READ_ONCE(), one field at a time.
+ */
+struct mrc_cpath {
+	struct mrc_path *path;
+	struct dst_entry *dst;
+	u32 dst_cookie;
+	__be16 sport;
+	__be32 flowlabel;
+	u16 id;
+	bool unfit;
+	u32 srtt_us;
+	u32 rttvar_us;
+	u32 min_rtt_us;
+	u32 inflight;
+	u32 ecn_frac;
+	u32 ecn_until_us;
+	u32 last_send_us;
+	u32 last_ack_us;
+	u32 rack_xmit_us;
+	u32 rack_rtt_us;
+	u64 sent;
+	u64 bytes;
+	u64 acked;
+	u64 retrans;
+	u64 ecn;
+	u64 trims;
+	u64 losses;
+	u64 probes;
+};
+
+/**
+ * struct mrc_cpaths - the paths a connection sprays over
+ * @rcu: frees it after netlink readers are done
+ * @gen: &mrc_net.paths_gen when it was built
+ * @salt: random per connection: spreads connections' entropy
+ * @nr: entries in @p
+ * @is_auto: no set matched: @nr entropy-only paths over the routing table
+ * @min_active: the set's floor of good paths
+ * @srh_room: bytes of SRH the connection's packet size leaves room for
+ * @rr: next entry for round robin
+ * @ctrl_rr: next entry for control packets
+ * @last: entry the latest packet took
+ * @burst_left: packets still to put on @last before choosing again
+ * @rc_head: next entry of @recycle to take
+ * @rc_len: entries in @recycle
+ * @recycle: ring of entries whose packets were acked without CE
+ * @p: the paths, in the set's order (by id)
+ */
+struct mrc_cpaths {
+	struct rcu_head rcu;
+	u32 gen;
+	u32 salt;
+	u16 nr;
+	bool is_auto;
+	u32 min_active;
+	u32 srh_room;
+	u16 rr;
+	u16 ctrl_rr;
+	u16 last;
+	u16 burst_left;
+	u16 rc_head;
+	u16 rc_len;
+	u16 recycle[MRC_RECYCLE];
+	struct mrc_cpath p[];
 };
 
 /**
@@ -128,6 +300,7 @@ struct mrc_net {
  * @psn: packet sequence number, assigned at first transmission
  * @xmit_us: time of the latest transmission, microseconds
  * @len: payload length
+ * @pidx: entry in &mrc_cpaths.p of the path of the latest transmission
  * @xmits: number of transmissions
  * @lost: declared lost and not retransmitted since
  * @via_rto: was declared lost by a retransmission timeout
@@ -139,6 +312,7 @@ struct mrc_tx_cb {
 	u32 psn;
 	u32 xmit_us;
 	u16 len;
+	u16 pidx;
 	u8 xmits;
 	u8 lost:1,
 	   via_rto:1;
@@ -230,7 +404,7 @@ struct mrc_stats {
  * @hashed: @hnode is in &mrc_net.conns
  * @lcid: local connection id: the peer sends to it
  * @rcid: remote connection id: we send to it
- * @dst_cache: route to the peer
+ * @paths: the paths the connection uses (RCU for netlink readers)
  * @mss: DATA payload bytes per packet
  * @parent: listener of a child not yet accepted (holds a reference)
  * @accept_node: entry in the listener's @pending or @accept_q
@@ -253,14 +427,15 @@ struct mrc_stats {
  * @cwnd_cnt: acked packets towards the next congestion-avoidance increase
  * @recover: while @in_recovery, PSN whose acknowledgment ends recovery
  * @in_recovery: the window was reduced for a loss and not yet repaired
+ * @round_end: PSN whose acknowledgment ends the current round trip
+ * @round_delivered: packets delivered in the current round trip
+ * @prev_round_delivered: packets delivered in the previous round trip
+ * @qa_end: no quick adapt until @snd_una passes this PSN
  * @srtt_us: smoothed RTT (0: no sample yet)
  * @rttvar_us: RTT variation
  * @rto_us: retransmission timeout without backoff
  * @backoff: RTO doublings since the last progress
  * @retries: timeouts since the peer was last heard
- * @rack_xmit_us: send time of the most recently sent packet delivered
- * @rack_rtt_us: RTT of that packet
- * @high_delivered: highest PSN acknowledged cumulatively or selectively
  * @rto_deadline: jiffies at which the RTO expires (the timer may fire
  *	earlier, for the reordering window)
  * @rtx_timer: RTO, reordering, handshake, FIN and zero-window timer
@@ -296,7 +471,7 @@ struct mrc_sock {
 	bool hashed;
 	u32 lcid;
 	u32 rcid;
-	struct dst_cache dst_cache;
+	struct mrc_cpaths __rcu *paths;
 	u32 mss;
 
 	struct sock *parent;
@@ -321,14 +496,15 @@ struct mrc_sock {
 	u32 cwnd_cnt;
 	u32 recover;
 	bool in_recovery;
+	u32 round_end;
+	u32 round_delivered;
+	u32 prev_round_delivered;
+	u32 qa_end;
 	u32 srtt_us;
 	u32 rttvar_us;
 	u32 rto_us;
 	u8 backoff;
 	u8 retries;
-	u32 rack_xmit_us;
-	u32 rack_rtt_us;
-	u32 high_delivered;
 	unsigned long rto_deadline;
 	struct timer_list rtx_timer;
 	struct timer_list ack_timer;

@@ -2,6 +2,7 @@
 #ifndef _MRC_CONN_H
 #define _MRC_CONN_H
 
+#include "cc.h"
 #include "mrc_types.h"
 
 int mrc_conn_hash(struct sock *sk);
@@ -19,7 +20,5 @@ void mrc_arm_rtx_at(struct sock *sk, u32 delay_us);
 void mrc_arm_ack_timer(struct sock *sk);
 void mrc_stop_timers(struct sock *sk);
 void mrc_release_cb(struct sock *sk);
-void mrc_cc_on_ack(struct sock *sk, u32 delivered);
-void mrc_cc_on_loss(struct sock *sk);
 
 #endif /* _MRC_CONN_H */

@@ -7,10 +7,12 @@
 #include <linux/slab.h>
 #include <linux/udp.h>
 #include <net/inet_ecn.h>
+#include <linux/seg6.h>
 #include <net/ipv6.h>
 
 #include "conn.h"
 #include "input.h"
+#include "mpath.h"
 #include "output.h"
 #include "params.h"
 #include "pernet.h"
@@ -193,14 +195,15 @@ static void mrc_rcv_data(struct sock *sk, struct sk_buff *skb)
 	u32 plen = skb->len - sizeof(*d);
 	s32 k = psn - msk->rcv_nxt;
 	struct mrc_rmsg *rmsg;
-	bool hol;
+	bool hol, ce;
 
 	MRC_INC(net, IN_DATA);
 	msk->stats.pkts_received++;
 	msk->ack_tsval = ntohl(d->tsval);
 	msk->ack_rx_us = mrc_now_us();
 	msk->ack_ev = ntohs(d->h.ev);
-	msk->ack_ce |= MRC_IN_CB(skb)->ce;
+	ce = MRC_IN_CB(skb)->ce;
+	msk->ack_ce |= ce;
 
 	if (k < 0 || (k < MRC_WND && test_bit(k, msk->rcv_map))) {
 		msk->stats.pkts_dup++;
@@ -271,9 +274,11 @@ static void mrc_rcv_data(struct sock *sk, struct sk_buff *skb)
 	if (rmsg->got == rmsg->len)
 		mrc_deliver(sk);
 
-	/* A hole, or a hole just filled, is reported at once. */
+	/* A hole, or a hole just filled, is reported at once; so is a
+	 * congestion mark, so that the sender learns which path it was on.
+	 */
 	if (psn != msk->rcv_nxt - 1 || !bitmap_empty(msk->rcv_map, MRC_WND) ||
-	    ++msk->rcv_unacked >= mrc_ack_every)
+	    ce || ++msk->rcv_unacked >= mrc_ack_every)
 		mrc_send_ack(sk, 0);
 	else
 		mrc_arm_ack_timer(sk);
@@ -286,7 +291,7 @@ drop:
 }
 
 /* A packet left the ring: acknowledged cumulatively or selectively. */
-static u32 mrc_tx_delivered(struct sock *sk, u32 psn, u32 now)
+static u32 mrc_tx_delivered(struct sock *sk, u32 psn, u32 now, bool ce)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
 	struct sk_buff **slot = &msk->txq[psn % MRC_WND];
@@ -297,12 +302,7 @@ static u32 mrc_tx_delivered(struct sock *sk, u32 psn, u32 now)
 		return 0;
 	cb = MRC_TX_CB(skb);
 	msk->stats.bytes_acked += cb->len;
-	if (mrc_after(cb->xmit_us, msk->rack_xmit_us) || !msk->rack_xmit_us) {
-		msk->rack_xmit_us = cb->xmit_us;
-		msk->rack_rtt_us = now - cb->xmit_us;
-	}
-	if (mrc_after(psn, msk->high_delivered))
-		msk->high_delivered = psn;
+	mrc_cp_on_delivered(sk, cb, now, ce);
 	if (cb->xmits > 1 && !cb->via_rto) {
 		msk->stats.sack_recovered++;
 		MRC_INC(sock_net(sk), SACK_RECOVERED);
@@ -324,10 +324,13 @@ static void mrc_rcv_ack(struct sock *sk, struct sk_buff *skb)
 	struct net *net = sock_net(sk);
 	u32 cum = ntohl(a->cum_psn), now = mrc_now_us();
 	u16 flags = ntohs(a->h.flags);
+	bool ce = flags & MRC_F_ECE;
 	u64 words[MRC_SACK_WORDS];
 	u32 delivered = 0, psn, tsecr;
+	s32 delay = -1;
 	unsigned long bit;
 	unsigned int i;
+	int p;
 
 	MRC_INC(net, IN_ACKS);
 	if (mrc_after(cum, msk->snd_nxt)) {
@@ -349,32 +352,47 @@ static void mrc_rcv_ack(struct sock *sk, struct sk_buff *skb)
 	msk->retries = 0;
 	if (mrc_after(cum, msk->snd_una)) {
 		for (psn = msk->snd_una; mrc_before(psn, cum); psn++)
-			delivered += mrc_tx_delivered(sk, psn, now);
+			delivered += mrc_tx_delivered(sk, psn, now, ce);
 		msk->snd_una = cum;
 	}
 	for_each_set_bit(bit, sack, MRC_SACK_BITS)
-		delivered += mrc_tx_delivered(sk, cum + 1 + bit, now);
+		delivered += mrc_tx_delivered(sk, cum + 1 + bit, now, ce);
 
 	if ((flags & MRC_F_FIN_ACK) && (msk->fin & MRC_FIN_SENT) &&
 	    !msk->outstanding && skb_queue_empty(&sk->sk_write_queue))
 		msk->fin |= MRC_FIN_ACKED;
-	if (flags & MRC_F_ECE) {
+	if (ce) {
 		msk->stats.ecn_marks++;
 		MRC_INC(net, ECN_ECHOED);
 	}
+	/* The echoed EV names the path of the packet that triggered the ACK:
+	 * its RTT and its mark belong to that path.
+	 */
+	p = mrc_cp_find(mrc_cps(msk), ntohs(a->ev_echo));
 	tsecr = ntohl(a->tsecr);
 	if (tsecr && delivered) {
 		s32 rtt = now - tsecr - ntohl(a->svc_time_us);
 
-		if (rtt >= 0 && rtt < 60 * USEC_PER_SEC)
+		if (rtt >= 0 && rtt < 60 * USEC_PER_SEC) {
 			mrc_rtt_sample(sk, rtt);
+			if (p >= 0) {
+				u32 base = READ_ONCE(mrc_net(net)->cc.base_rtt_us);
+
+				mrc_cp_on_rtt(sk, p, rtt);
+				if (!base)
+					base = mrc_cps(msk)->p[p].min_rtt_us;
+				delay = rtt > base ? rtt - base : 0;
+			}
+		}
 	}
+	if (p >= 0 && delivered)
+		mrc_cp_on_ecn(sk, p, ce, now);
 	if (!mrc_before(cum, msk->snd_una))
 		msk->peer_rwnd = ntohl(a->rwnd);
 
 	if (delivered) {
 		msk->backoff = 0;
-		mrc_cc_on_ack(sk, delivered);
+		mrc_cc_on_ack(sk, delivered, delay, ce);
 	}
 	if (msk->outstanding) {
 		if (delivered)
@@ -403,8 +421,7 @@ static void mrc_rcv_nack(struct sock *sk, struct sk_buff *skb)
 	}
 	pkt = msk->txq[psn % MRC_WND];
 	if (pkt && !MRC_TX_CB(pkt)->lost) {
-		MRC_TX_CB(pkt)->lost = 1;
-		msk->lost++;
+		mrc_mark_lost(sk, MRC_TX_CB(pkt));
 		mrc_push(sk);
 	}
 }
@@ -627,6 +644,58 @@ static void mrc_rcv_locked(struct sock *sk, struct sk_buff *skb)
 	sock_put(sk);
 }
 
+/* An SRH must be well formed, finished (segments_left 0), and name us as
+ * its last segment; the stack only checked what it needed to forward the
+ * packet, and 6.1 exports no validator.
+ */
+static bool mrc_srh_valid(const struct ipv6_sr_hdr *srh, unsigned int len,
+			  const struct in6_addr *daddr)
+{
+	unsigned int n = srh->first_segment + 1;
+
+	return len >= sizeof(*srh) && srh->type == IPV6_SRCRT_TYPE_4 &&
+	       srh->hdrlen >= 2 * n && srh->segments_left == 0 &&
+	       ipv6_addr_equal(&srh->segments[0], daddr);
+}
+
+/* Walk the extension headers between IPv6 and UDP, which the stack has
+ * already pulled into the linear area. MRC sends none but an SRH, so
+ * anything but hop-by-hop, destination options and a valid SRH is a drop.
+ */
+static bool mrc_exthdrs_ok(const struct sk_buff *skb)
+{
+	const struct ipv6hdr *ip6 = ipv6_hdr(skb);
+	const u8 *nh = skb_network_header(skb);
+	unsigned int end = skb_transport_header(skb) - nh;
+	unsigned int off = sizeof(*ip6), len;
+	u8 next = ip6->nexthdr;
+
+	while (next != IPPROTO_UDP) {
+		const struct ipv6_opt_hdr *oh = (const void *)(nh + off);
+
+		if (off + sizeof(*oh) > end)
+			return false;
+		len = ipv6_optlen(oh);
+		if (off + len > end)
+			return false;
+		switch (next) {
+		case NEXTHDR_HOP:
+		case NEXTHDR_DEST:
+			break;
+		case NEXTHDR_ROUTING:
+			if (len < sizeof(struct ipv6_sr_hdr) ||
+			    !mrc_srh_valid((const void *)oh, len, &ip6->daddr))
+				return false;
+			break;
+		default:
+			return false;
+		}
+		off += len;
+		next = oh->nexthdr;
+	}
+	return off == end;
+}
+
 /**
  * mrc_udp_rcv() - encap_rcv of the UDP tunnel socket: one MRC packet
  * @usk: the namespace's UDP tunnel socket
@@ -649,6 +718,10 @@ int mrc_udp_rcv(struct sock *usk, struct sk_buff *skb)
 	unsigned int len;
 
 	MRC_INC(net, IN_PKTS);
+	if (unlikely(ip6->nexthdr != IPPROTO_UDP) && !mrc_exthdrs_ok(skb)) {
+		MRC_INC(net, DROP_BAD_SRH);
+		goto drop;
+	}
 	/* IP6CB, where inet6_iif() looks, shares skb->cb with *in. */
 	in->saddr = ip6->saddr;
 	in->daddr = ip6->daddr;

@@ -51,6 +51,14 @@ unsigned int mrc_ack_delay_us __read_mostly = 1000;
 module_param_named(ack_delay_us, mrc_ack_delay_us, uint, 0644);
 MODULE_PARM_DESC(ack_delay_us, "Longest delay of an ACK, us, rounded up to a jiffy (default 1000)");
 
+unsigned int mrc_auto_paths __read_mostly = 16;
+module_param_named(auto_paths, mrc_auto_paths, uint, 0644);
+MODULE_PARM_DESC(auto_paths, "Entropy-only paths of a connection with no path set, 1-256 (default 16)");
+
+unsigned int mrc_spray_burst __read_mostly = 1;
+module_param_named(spray_burst, mrc_spray_burst, uint, 0644);
+MODULE_PARM_DESC(spray_burst, "Consecutive packets put on one path before choosing again, 1-64 (default 1)");
+
 static int __init mrc_init(void)
 {
 	int err;
@@ -99,7 +107,11 @@ static void __exit mrc_exit(void)
 	mrc_socket_exit();
 	mrc_netlink_exit();
 	mrc_pernet_exit();
-	/* Sockets are freed after a grace period (SOCK_RCU_FREE). */
+	/* Sockets are freed after a grace period (SOCK_RCU_FREE). A path
+	 * set freed by an RCU callback frees its paths with another one,
+	 * which the second barrier waits for.
+	 */
+	rcu_barrier();
 	rcu_barrier();
 }
 

@@ -35,8 +35,12 @@ static const char * const mrc_mib_names[] = {
 	[MRC_MIB_CONN_ABORTED] = "ConnAborted",
 	[MRC_MIB_RTO] = "RtoFired",
 	[MRC_MIB_RACK_LOST] = "RackLost",
+	[MRC_MIB_PATH_TIME_LOST] = "PathTimeLost",
+	[MRC_MIB_PATH_MOVED] = "PathMoved",
 	[MRC_MIB_SACK_RECOVERED] = "SackRecovered",
 	[MRC_MIB_ECN_ECHOED] = "EcnEchoed",
+	[MRC_MIB_CC_ECN_DECREASE] = "CcEcnDecrease",
+	[MRC_MIB_CC_QUICK_ADAPT] = "CcQuickAdapt",
 	[MRC_MIB_ZERO_WND_PROBES] = "ZeroWindowProbes",
 	[MRC_MIB_MSGS_DELIVERED] = "MsgsDelivered",
 	[MRC_MIB_DROP_SHORT] = "DropShort",
@@ -56,8 +60,10 @@ static const char * const mrc_mib_names[] = {
 	[MRC_MIB_DROP_SACK_UNSENT] = "DropSackUnsent",
 	[MRC_MIB_DROP_NACK] = "DropNack",
 	[MRC_MIB_DROP_NOMEM] = "DropNomem",
+	[MRC_MIB_DROP_BAD_SRH] = "DropBadSrh",
 	[MRC_MIB_TX_NO_ROUTE] = "TxNoRoute",
 	[MRC_MIB_TX_ERRORS] = "TxErrors",
+	[MRC_MIB_TX_NO_PATH] = "TxNoPath",
 };
 
 static_assert(ARRAY_SIZE(mrc_mib_names) == MRC_MIB_MAX);

@@ -11,6 +11,7 @@
 #include <net/genetlink.h>
 #include <net/ipv6.h>
 
+#include "cc.h"
 #include "mib.h"
 #include "netlink.h"
 #include "path.h"
@@ -22,6 +23,32 @@ static struct genl_family mrc_genl_family;
 /* Not const: 6.1 points to it through a non-const pointer. */
 static struct netlink_range_validation mrc_id_range __ro_after_init = {
 	.max = U16_MAX,
+};
+
+/* Microsecond settings are bounded at one second (ten for quick adapt). */
+static struct netlink_range_validation mrc_us_range __ro_after_init = {
+	.max = USEC_PER_SEC,
+};
+
+static struct netlink_range_validation mrc_delay_range __ro_after_init = {
+	.min = 1,
+	.max = USEC_PER_SEC,
+};
+
+static struct netlink_range_validation mrc_qa_range __ro_after_init = {
+	.max = 10 * USEC_PER_SEC,
+};
+
+static const struct nla_policy mrc_cc_policy[MRC_CC_MAX + 1] = {
+	[MRC_CC_BASE_RTT_US] = NLA_POLICY_FULL_RANGE(NLA_U32, &mrc_us_range),
+	[MRC_CC_TARGET_DELAY_US] = NLA_POLICY_FULL_RANGE(NLA_U32,
+							 &mrc_delay_range),
+	[MRC_CC_MAX_CWND] = NLA_POLICY_RANGE(NLA_U32, 2, MRC_WND),
+	[MRC_CC_AI] = NLA_POLICY_MAX(NLA_U32, 64),
+	[MRC_CC_FI] = NLA_POLICY_MAX(NLA_U32, 64),
+	[MRC_CC_MD] = NLA_POLICY_MAX(NLA_U32, 1023),
+	[MRC_CC_QA_DELAY_US] = NLA_POLICY_FULL_RANGE(NLA_U32, &mrc_qa_range),
+	[MRC_CC_ECN_COOLDOWN_US] = NLA_POLICY_FULL_RANGE(NLA_U32, &mrc_us_range),
 };
 
 static const struct nla_policy mrc_segs_policy[MRC_PA_SEG + 1] = {
@@ -36,6 +63,7 @@ static const struct nla_policy mrc_path_policy[MRC_PA_MAX + 1] = {
 	[MRC_PA_STATE] = { .type = NLA_REJECT },
 	[MRC_PA_REASON] = { .type = NLA_REJECT },
 	[MRC_PA_CHANGED_MS] = { .type = NLA_REJECT },
+	[MRC_PA_STATS] = { .type = NLA_REJECT },
 };
 
 static const struct nla_policy mrc_policy[MRC_A_MAX + 1] = {
@@ -51,6 +79,7 @@ static const struct nla_policy mrc_policy[MRC_A_MAX + 1] = {
 	[MRC_A_NR_PATHS] = { .type = NLA_REJECT },
 	[MRC_A_CONN] = { .type = NLA_REJECT },
 	[MRC_A_ERRNO] = { .type = NLA_REJECT },
+	[MRC_A_CC] = NLA_POLICY_NESTED(mrc_cc_policy),
 };
 
 /* The set a request names: MRC_A_PREFIX/LEN, host bits clear. */
@@ -76,7 +105,7 @@ static int mrc_nl_prefix(struct genl_info *info, struct in6_addr *prefix,
 static int mrc_nl_parse_path(struct genl_info *info, struct mrc_path_req *req)
 {
 	struct nlattr *tb[MRC_PA_MAX + 1], *seg;
-	struct mrc_path *p = &req->path;
+	struct mrc_path_req *p = req;
 	int err, rem;
 
 	memset(req, 0, sizeof(*req));
@@ -208,9 +237,40 @@ static int mrc_nl_flush(struct sk_buff *skb, struct genl_info *info)
 	return 0;
 }
 
-static int mrc_nl_put_path(struct sk_buff *msg, const struct mrc_path *p)
+static int mrc_nl_put_path_stats(struct sk_buff *msg,
+				 const struct mrc_path_counters *c, u32 srtt)
 {
+	struct nlattr *nest = nla_nest_start(msg, MRC_PA_STATS);
+
+	if (!nest ||
+	    nla_put_u64_64bit(msg, MRC_PS_PKTS_SENT, c->v[MRC_PC_SENT],
+			      MRC_PS_UNSPEC) ||
+	    nla_put_u64_64bit(msg, MRC_PS_BYTES_SENT, c->v[MRC_PC_BYTES],
+			      MRC_PS_UNSPEC) ||
+	    nla_put_u64_64bit(msg, MRC_PS_PKTS_ACKED, c->v[MRC_PC_ACKED],
+			      MRC_PS_UNSPEC) ||
+	    nla_put_u64_64bit(msg, MRC_PS_PKTS_RETRANS, c->v[MRC_PC_RETRANS],
+			      MRC_PS_UNSPEC) ||
+	    nla_put_u64_64bit(msg, MRC_PS_ECN_MARKS, c->v[MRC_PC_ECN],
+			      MRC_PS_UNSPEC) ||
+	    nla_put_u64_64bit(msg, MRC_PS_TRIMS, c->v[MRC_PC_TRIMS],
+			      MRC_PS_UNSPEC) ||
+	    nla_put_u64_64bit(msg, MRC_PS_LOSSES, c->v[MRC_PC_LOSSES],
+			      MRC_PS_UNSPEC) ||
+	    nla_put_u64_64bit(msg, MRC_PS_PROBES, c->v[MRC_PC_PROBES],
+			      MRC_PS_UNSPEC) ||
+	    nla_put_u32(msg, MRC_PS_SRTT_US, srtt))
+		return -EMSGSIZE;
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+static int mrc_nl_put_path(struct sk_buff *msg, struct mrc_path *p)
+{
+	struct mrc_path_counters c;
 	struct nlattr *nest, *segs;
+	unsigned long changed;
+	u8 state, reason;
 	unsigned int i;
 
 	nest = nla_nest_start(msg, MRC_A_PATH);
@@ -225,13 +285,16 @@ static int mrc_nl_put_path(struct sk_buff *msg, const struct mrc_path *p)
 		if (nla_put_in6_addr(msg, MRC_PA_SEG, &p->segs[i]))
 			goto cancel;
 	nla_nest_end(msg, segs);
+	mrc_path_read_state(p, &state, &reason, &changed);
+	mrc_path_read_stats(p, &c);
 	if ((p->ifindex && nla_put_u32(msg, MRC_PA_IFINDEX, p->ifindex)) ||
 	    (p->has_src && nla_put_in6_addr(msg, MRC_PA_SRC, &p->src)) ||
-	    nla_put_u8(msg, MRC_PA_STATE, p->state) ||
-	    nla_put_u8(msg, MRC_PA_REASON, p->reason) ||
+	    nla_put_u8(msg, MRC_PA_STATE, state) ||
+	    nla_put_u8(msg, MRC_PA_REASON, reason) ||
 	    nla_put_u64_64bit(msg, MRC_PA_CHANGED_MS,
-			      jiffies_to_msecs(jiffies - p->changed),
-			      MRC_PA_UNSPEC))
+			      jiffies_to_msecs(jiffies - changed),
+			      MRC_PA_UNSPEC) ||
+	    mrc_nl_put_path_stats(msg, &c, READ_ONCE(p->srtt_us)))
 		goto cancel;
 	nla_nest_end(msg, nest);
 	return 0;
@@ -261,7 +324,7 @@ static int mrc_nl_fill_set(struct sk_buff *msg, const struct mrc_pathset *set,
 		return -EMSGSIZE;
 	}
 	for (; *next < set->nr_paths; (*next)++) {
-		if (mrc_nl_put_path(msg, &set->paths[*next]))
+		if (mrc_nl_put_path(msg, set->paths[*next]))
 			break;
 	}
 	genlmsg_end(msg, hdr);
@@ -281,8 +344,8 @@ static int mrc_nl_path_get(struct sk_buff *skb, struct genl_info *info)
 	err = mrc_nl_prefix(info, &prefix, &plen);
 	if (err)
 		return err;
-	/* A whole set of 256 paths fits in 64 KiB. */
-	msg = genlmsg_new(SZ_64K, GFP_KERNEL);
+	/* A whole set of 256 paths, with counters, fits in 128 KiB. */
+	msg = genlmsg_new(SZ_128K, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
 	rcu_read_lock();
@@ -356,7 +419,159 @@ nospace:
 	return -EMSGSIZE;
 }
 
-static int mrc_nl_put_conn(struct sk_buff *msg, struct mrc_sock *msk)
+static int mrc_nl_put_cc(struct sk_buff *msg, const struct mrc_cc_params *cc)
+{
+	struct nlattr *nest = nla_nest_start(msg, MRC_A_CC);
+
+	if (!nest ||
+	    nla_put_u32(msg, MRC_CC_BASE_RTT_US, cc->base_rtt_us) ||
+	    nla_put_u32(msg, MRC_CC_TARGET_DELAY_US, cc->target_delay_us) ||
+	    nla_put_u32(msg, MRC_CC_MAX_CWND, cc->max_cwnd) ||
+	    nla_put_u32(msg, MRC_CC_AI, cc->ai) ||
+	    nla_put_u32(msg, MRC_CC_FI, cc->fi) ||
+	    nla_put_u32(msg, MRC_CC_MD, cc->md) ||
+	    nla_put_u32(msg, MRC_CC_QA_DELAY_US, cc->qa_delay_us) ||
+	    nla_put_u32(msg, MRC_CC_ECN_COOLDOWN_US, cc->ecn_cooldown_us))
+		return -EMSGSIZE;
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+static int mrc_nl_cc_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct mrc_net *mn = mrc_net(genl_info_net(info));
+	struct mrc_cc_params cc;
+	struct sk_buff *msg;
+	void *hdr;
+
+	mutex_lock(&mn->paths_lock);
+	cc = mn->cc;
+	mutex_unlock(&mn->paths_lock);
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &mrc_genl_family, 0, MRC_CMD_CC_GET);
+	if (!hdr || mrc_nl_put_cc(msg, &cc)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+static void mrc_nl_get_u32(struct nlattr **tb, int type, u32 *val)
+{
+	if (tb[type])
+		*val = nla_get_u32(tb[type]);
+}
+
+static int mrc_nl_cc_set(struct sk_buff *skb, struct genl_info *info)
+{
+	struct mrc_net *mn = mrc_net(genl_info_net(info));
+	struct nlattr *tb[MRC_CC_MAX + 1];
+	struct mrc_cc_params cc;
+	int err, i;
+
+	if (GENL_REQ_ATTR_CHECK(info, MRC_A_CC))
+		return -EINVAL;
+	err = nla_parse_nested(tb, MRC_CC_MAX, info->attrs[MRC_A_CC],
+			       mrc_cc_policy, info->extack);
+	if (err)
+		return err;
+	for (i = 1; i <= MRC_CC_MAX && !tb[i]; i++)
+		;
+	if (i > MRC_CC_MAX) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[MRC_A_CC],
+				    "no setting given");
+		return -EINVAL;
+	}
+
+	mutex_lock(&mn->paths_lock);
+	cc = mn->cc;
+	mrc_nl_get_u32(tb, MRC_CC_BASE_RTT_US, &cc.base_rtt_us);
+	mrc_nl_get_u32(tb, MRC_CC_TARGET_DELAY_US, &cc.target_delay_us);
+	mrc_nl_get_u32(tb, MRC_CC_MAX_CWND, &cc.max_cwnd);
+	mrc_nl_get_u32(tb, MRC_CC_AI, &cc.ai);
+	mrc_nl_get_u32(tb, MRC_CC_FI, &cc.fi);
+	mrc_nl_get_u32(tb, MRC_CC_MD, &cc.md);
+	mrc_nl_get_u32(tb, MRC_CC_QA_DELAY_US, &cc.qa_delay_us);
+	mrc_nl_get_u32(tb, MRC_CC_ECN_COOLDOWN_US, &cc.ecn_cooldown_us);
+	if (cc.qa_delay_us && cc.qa_delay_us <= cc.target_delay_us) {
+		NL_SET_ERR_MSG(info->extack,
+			       "qa-delay must exceed target-delay (or be 0)");
+		err = -EINVAL;
+	} else {
+		mrc_cc_params_store(&mn->cc, &cc);
+	}
+	mutex_unlock(&mn->paths_lock);
+	return err;
+}
+
+static int mrc_nl_put_cpath(struct sk_buff *msg, const struct mrc_cpath *cp)
+{
+	struct nlattr *nest, *stats;
+	u8 state = MRC_PATH_GOOD;
+
+	if (cp->path)
+		state = READ_ONCE(cp->path->state);
+	nest = nla_nest_start(msg, MRC_CA_PATH);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(msg, MRC_PA_ID, cp->id) ||
+	    nla_put_u8(msg, MRC_PA_STATE, state))
+		goto cancel;
+	stats = nla_nest_start(msg, MRC_PA_STATS);
+	if (!stats ||
+	    nla_put_u64_64bit(msg, MRC_PS_PKTS_SENT, READ_ONCE(cp->sent),
+			      MRC_PS_UNSPEC) ||
+	    nla_put_u64_64bit(msg, MRC_PS_BYTES_SENT, READ_ONCE(cp->bytes),
+			      MRC_PS_UNSPEC) ||
+	    nla_put_u64_64bit(msg, MRC_PS_PKTS_ACKED, READ_ONCE(cp->acked),
+			      MRC_PS_UNSPEC) ||
+	    nla_put_u64_64bit(msg, MRC_PS_PKTS_RETRANS, READ_ONCE(cp->retrans),
+			      MRC_PS_UNSPEC) ||
+	    nla_put_u64_64bit(msg, MRC_PS_ECN_MARKS, READ_ONCE(cp->ecn),
+			      MRC_PS_UNSPEC) ||
+	    nla_put_u64_64bit(msg, MRC_PS_TRIMS, READ_ONCE(cp->trims),
+			      MRC_PS_UNSPEC) ||
+	    nla_put_u64_64bit(msg, MRC_PS_LOSSES, READ_ONCE(cp->losses),
+			      MRC_PS_UNSPEC) ||
+	    nla_put_u64_64bit(msg, MRC_PS_PROBES, READ_ONCE(cp->probes),
+			      MRC_PS_UNSPEC) ||
+	    nla_put_u32(msg, MRC_PS_SRTT_US, READ_ONCE(cp->srtt_us)) ||
+	    nla_put_u32(msg, MRC_PS_MIN_RTT_US, READ_ONCE(cp->min_rtt_us)) ||
+	    nla_put_u32(msg, MRC_PS_INFLIGHT, READ_ONCE(cp->inflight)) ||
+	    nla_put_u32(msg, MRC_PS_ECN_FRAC, READ_ONCE(cp->ecn_frac)))
+		goto cancel;
+	nla_nest_end(msg, stats);
+	nla_nest_end(msg, nest);
+	return 0;
+cancel:
+	nla_nest_cancel(msg, nest);
+	return -EMSGSIZE;
+}
+
+/* The paths of a connection from *@next on, as many as fit. Under RCU: the
+ * view is freed after a grace period when the connection replaces it.
+ */
+static int mrc_nl_put_cpaths(struct sk_buff *msg, struct mrc_sock *msk,
+			     u32 *next)
+{
+	const struct mrc_cpaths *cps = rcu_dereference(msk->paths);
+
+	if (!cps)
+		return 0;
+	if (nla_put_u32(msg, MRC_CA_NR_PATHS, cps->nr) ||
+	    (cps->is_auto && nla_put_flag(msg, MRC_CA_AUTO)))
+		return -EMSGSIZE;
+	for (; *next < cps->nr; (*next)++)
+		if (mrc_nl_put_cpath(msg, &cps->p[*next]))
+			return -EMSGSIZE;
+	return 0;
+}
+
+static int mrc_nl_put_conn(struct sk_buff *msg, struct mrc_sock *msk,
+			   u32 *next)
 {
 	const struct mrc_stats *st = &msk->stats;
 	struct nlattr *nest;
@@ -388,12 +603,28 @@ static int mrc_nl_put_conn(struct sk_buff *msg, struct mrc_sock *msk)
 		nla_nest_cancel(msg, nest);
 		return -EMSGSIZE;
 	}
+	if (next) {
+		u32 first = *next;
+		int err = mrc_nl_put_cpaths(msg, msk, next);
+
+		if (err) {
+			/* Keep what fits; the next message goes on. */
+			if (*next == first) {
+				nla_nest_cancel(msg, nest);
+				return err;
+			}
+			nla_nest_end(msg, nest);
+			return err;
+		}
+	}
 	nla_nest_end(msg, nest);
 	return 0;
 }
 
-/* One connection a message; cb->args[0]: connections done. Each call
- * walks the table from its start, so a connection hashed or unhashed
+/* One connection a message; cb->args[0]: connections done, cb->args[1]:
+ * paths of the next one already sent. A connection with more paths than
+ * fit goes on in the next message, which readers merge by local id. Each
+ * call walks the table from its start, so a connection hashed or unhashed
  * meanwhile may be missed or seen twice, as with any dump.
  */
 static int mrc_nl_conn_dump(struct sk_buff *skb, struct netlink_callback *cb)
@@ -402,6 +633,7 @@ static int mrc_nl_conn_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	struct rhashtable_iter iter;
 	struct mrc_sock *msk;
 	long idx = 0;
+	u32 next, first;
 	void *hdr;
 	int err = 0;
 
@@ -423,13 +655,22 @@ static int mrc_nl_conn_dump(struct sk_buff *skb, struct netlink_callback *cb)
 			err = -EMSGSIZE;
 			break;
 		}
-		if (mrc_nl_put_conn(skb, msk)) {
-			genlmsg_cancel(skb, hdr);
+		first = idx - 1 == cb->args[0] ? cb->args[1] : 0;
+		next = first;
+		if (mrc_nl_put_conn(skb, msk, &next)) {
 			err = -EMSGSIZE;
+			if (next == first) {
+				genlmsg_cancel(skb, hdr);
+				break;
+			}
+			genlmsg_end(skb, hdr);
+			cb->args[0] = idx - 1;
+			cb->args[1] = next;
 			break;
 		}
 		genlmsg_end(skb, hdr);
 		cb->args[0] = idx;
+		cb->args[1] = 0;
 	}
 	rhashtable_walk_stop(&iter);
 	rhashtable_walk_exit(&iter);
@@ -458,7 +699,7 @@ void mrc_nl_conn_event(struct sock *sk, int err)
 	if (!msg)
 		return;
 	hdr = genlmsg_put(msg, 0, 0, &mrc_genl_family, 0, MRC_CMD_CONN_EVENT);
-	if (!hdr || mrc_nl_put_conn(msg, mrc_sk(sk)) ||
+	if (!hdr || mrc_nl_put_conn(msg, mrc_sk(sk), NULL) ||
 	    nla_put_u32(msg, MRC_A_ERRNO, err)) {
 		nlmsg_free(msg);
 		return;
@@ -505,6 +746,15 @@ static const struct genl_ops mrc_genl_ops[] = {
 	{
 		.cmd = MRC_CMD_CONN_GET,
 		.dumpit = mrc_nl_conn_dump,
+	},
+	{
+		.cmd = MRC_CMD_CC_GET,
+		.doit = mrc_nl_cc_get,
+	},
+	{
+		.cmd = MRC_CMD_CC_SET,
+		.doit = mrc_nl_cc_set,
+		.flags = GENL_ADMIN_PERM,
 	},
 };
 

@@ -3,6 +3,7 @@
  * MRC transmit path: DATA from the send queue and the retransmission ring,
  * and the control packets, over UDP over IPv6.
  */
+#include <linux/jhash.h>
 #include <linux/mrc.h>
 #include <linux/udp.h>
 #include <net/addrconf.h>
@@ -15,62 +16,29 @@
 
 #include "conn.h"
 #include "input.h"
+#include "mpath.h"
 #include "output.h"
 #include "params.h"
 #include "pernet.h"
 
-/* The entropy of a path: the UDP source port and the flow label. They are
- * derived from the connection and the EV so that ECMP keeps one path on
- * one route while different paths spread.
- */
-static u32 mrc_entropy(u32 cid, u16 ev)
-{
-	return jhash_2words(cid, ev, 0x6d7263);
-}
-
 /* Send one MRC packet (skb->data at the MRC header) from the namespace's
- * UDP tunnel socket. Consumes the skb.
+ * UDP tunnel socket on a route already found. Consumes the skb and @dst.
  */
-static int mrc_output(struct net *net, struct sock *sk, struct sk_buff *skb,
-		      const struct in6_addr *saddr, const struct in6_addr *daddr,
-		      int oif, u32 cid, u16 ev, struct dst_cache *cache)
+static int mrc_output_flow(struct net *net, struct sock *sk,
+			   struct sk_buff *skb, struct flowi6 *fl6,
+			   struct dst_entry *dst, struct ipv6_txoptions *opt)
 {
 	struct sock *usk = mrc_net(net)->udp_sock->sk;
-	u32 entropy = mrc_entropy(cid, ev);
-	struct dst_entry *dst = NULL;
-	struct flowi6 fl6 = {};
 	struct udphdr *uh;
 	int err, segs;
 
-	fl6.flowi6_proto = IPPROTO_UDP;
-	fl6.flowi6_oif = oif;
-	fl6.flowi6_mark = sk ? READ_ONCE(sk->sk_mark) : 0;
-	fl6.daddr = *daddr;
-	fl6.saddr = *saddr;
-	fl6.fl6_sport = htons(0xc000 | (entropy & 0x3fff));
-	fl6.fl6_dport = htons(mrc_udp_port);
-	fl6.flowlabel = cpu_to_be32(entropy >> 12) & IPV6_FLOWLABEL_MASK;
-
-	local_bh_disable();
-	if (cache)
-		dst = dst_cache_get_ip6(cache, &fl6.saddr);
-	if (!dst) {
-		dst = ip6_dst_lookup_flow(net, usk, &fl6, NULL);
-		if (IS_ERR(dst)) {
-			MRC_INC(net, TX_NO_ROUTE);
-			kfree_skb(skb);
-			local_bh_enable();
-			return PTR_ERR(dst);
-		}
-		if (cache)
-			dst_cache_set_ip6(cache, dst, &fl6.saddr);
-	}
-
 	segs = skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1;
+	/* skb->cb still holds our control block; IPv6 reads its own there. */
+	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
 	uh = skb_push(skb, sizeof(*uh));
 	skb_reset_transport_header(skb);
-	uh->source = fl6.fl6_sport;
-	uh->dest = fl6.fl6_dport;
+	uh->source = fl6->fl6_sport;
+	uh->dest = fl6->fl6_dport;
 	uh->len = htons(skb->len);
 	uh->check = 0;
 	skb_dst_set(skb, dst);
@@ -80,15 +48,38 @@ static int mrc_output(struct net *net, struct sock *sk, struct sk_buff *skb,
 		skb->csum_start = skb_transport_header(skb) - skb->head;
 		skb->csum_offset = offsetof(struct udphdr, check);
 	}
-	udp6_set_csum(false, skb, &fl6.saddr, &fl6.daddr, skb->len);
+	/* With an SRH the checksum covers the final destination, as here. */
+	udp6_set_csum(false, skb, &fl6->saddr, &fl6->daddr, skb->len);
 
-	err = ip6_xmit(usk, skb, &fl6, fl6.flowi6_mark, NULL, INET_ECN_ECT_0,
+	err = ip6_xmit(usk, skb, fl6, fl6->flowi6_mark, opt, INET_ECN_ECT_0,
 		       sk ? READ_ONCE(sk->sk_priority) : 0);
 	err = net_xmit_eval(err);
 	if (err)
 		MRC_INC(net, TX_ERRORS);
 	else
 		MRC_ADD(net, OUT_PKTS, segs);
+	return err;
+}
+
+/* Send a packet of a connection on the path of entry @i: its route, its
+ * SRH, its entropy. The caller wrote the path's id in the MRC header.
+ */
+static int mrc_output_path(struct sock *sk, struct sk_buff *skb, u32 i)
+{
+	struct net *net = sock_net(sk);
+	struct dst_entry *dst;
+	struct flowi6 fl6;
+	int err;
+
+	local_bh_disable();
+	dst = mrc_cp_route(sk, i, &fl6);
+	if (IS_ERR(dst)) {
+		MRC_INC(net, TX_NO_ROUTE);
+		kfree_skb(skb);
+		local_bh_enable();
+		return PTR_ERR(dst);
+	}
+	err = mrc_output_flow(net, sk, skb, &fl6, dst, mrc_cp_opt(sk, i));
 	local_bh_enable();
 	return err;
 }
@@ -116,36 +107,54 @@ static struct sk_buff *mrc_alloc_ctrl(unsigned int len)
 	return skb;
 }
 
-static int mrc_output_conn(struct sock *sk, struct sk_buff *skb)
+/* Send a control packet of a connection. It goes on the path of @ev (the
+ * EV an ACK echoes) when that path is usable, else on any usable path.
+ */
+static int mrc_output_ctrl(struct sock *sk, struct sk_buff *skb, int ev)
 {
-	struct mrc_sock *msk = mrc_sk(sk);
+	struct mrc_hdr *h = (struct mrc_hdr *)skb->data;
+	struct mrc_cpaths *cps = mrc_cps(mrc_sk(sk));
+	int i;
 
-	return mrc_output(sock_net(sk), sk, skb, &msk->saddr, &msk->daddr,
-			  sk->sk_bound_dev_if, msk->lcid, 0, &msk->dst_cache);
+	if (!cps) {
+		kfree_skb(skb);
+		return -ENETUNREACH;
+	}
+	i = mrc_cp_choose_ctrl(sk, ev);
+	if (i < 0) {
+		MRC_INC(sock_net(sk), TX_NO_PATH);
+		kfree_skb(skb);
+		return -ENETUNREACH;
+	}
+	h->ev = htons(cps->p[i].id);
+	return mrc_output_path(sk, skb, i);
 }
 
 /**
  * mrc_route_mss() - find the source address and DATA payload size for a peer
- * @sk: the socket, with @daddr set
+ * @sk: the socket, with @daddr set and its paths chosen (mrc_cp_init())
  * @saddr: in: the bound address or any; out: the source to use
+ *
+ * The route is that of the connection's first usable path. The payload
+ * leaves room for the longest SRH of the connection's paths.
  *
  * Return: payload bytes per packet, or 0 if there is no route.
  */
 u32 mrc_route_mss(struct sock *sk, struct in6_addr *saddr)
 {
-	struct net *net = sock_net(sk);
 	struct mrc_sock *msk = mrc_sk(sk);
-	struct flowi6 fl6 = {};
 	struct dst_entry *dst;
-	u32 mtu;
+	struct flowi6 fl6;
+	u32 mtu, over;
+	int i;
 
-	fl6.flowi6_proto = IPPROTO_UDP;
-	fl6.flowi6_oif = sk->sk_bound_dev_if;
-	fl6.flowi6_mark = READ_ONCE(sk->sk_mark);
-	fl6.daddr = msk->daddr;
-	fl6.saddr = *saddr;
-	fl6.fl6_dport = htons(mrc_udp_port);
-	dst = ip6_dst_lookup_flow(net, mrc_net(net)->udp_sock->sk, &fl6, NULL);
+	i = mrc_cp_choose_ctrl(sk, -1);
+	if (i < 0)
+		return 0;
+	msk->saddr = *saddr;
+	local_bh_disable();
+	dst = mrc_cp_route(sk, i, &fl6);
+	local_bh_enable();
 	if (IS_ERR(dst))
 		return 0;
 	*saddr = fl6.saddr;
@@ -153,16 +162,17 @@ u32 mrc_route_mss(struct sock *sk, struct in6_addr *saddr)
 	dst_release(dst);
 	if (mtu < IPV6_MIN_MTU)
 		mtu = IPV6_MIN_MTU;
-	return mtu - sizeof(struct ipv6hdr) - MRC_DATA_OVERHEAD;
+	over = sizeof(struct ipv6hdr) + mrc_cps(msk)->srh_room + MRC_DATA_OVERHEAD;
+	return mtu > over ? mtu - over : 0;
 }
 
 static void mrc_data_hdr(struct sock *sk, struct mrc_data *d,
-			 const struct mrc_tx_cb *cb)
+			 const struct mrc_tx_cb *cb, u16 ev)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
 
 	mrc_fill_hdr(&d->h, MRC_PKT_DATA, cb->xmits > 1 ? MRC_F_RETX : 0,
-		     msk->rcid, msk->lcid, 0);
+		     msk->rcid, msk->lcid, ev);
 	d->psn = htonl(cb->psn);
 	d->msn = htonl(cb->msn);
 	d->offset = htonl(cb->offset);
@@ -170,12 +180,14 @@ static void mrc_data_hdr(struct sock *sk, struct mrc_data *d,
 	d->tsval = htonl(cb->xmit_us);
 }
 
-static void mrc_count_xmit(struct sock *sk, struct mrc_tx_cb *cb, u32 now)
+static void mrc_count_xmit(struct sock *sk, struct mrc_tx_cb *cb, u32 i,
+			   u32 now)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
 
 	cb->xmit_us = now;
 	cb->xmits++;
+	mrc_cp_on_xmit(sk, cb, i, now);
 	msk->stats.pkts_sent++;
 	MRC_INC(sock_net(sk), OUT_DATA);
 	if (cb->xmits > 1) {
@@ -184,11 +196,12 @@ static void mrc_count_xmit(struct sock *sk, struct mrc_tx_cb *cb, u32 now)
 	}
 }
 
-/* Transmit (a copy of) one DATA packet kept in the ring. */
-static void mrc_xmit_data(struct sock *sk, struct sk_buff *skb)
+/* Transmit (a copy of) one DATA packet kept in the ring on path entry @i. */
+static void mrc_xmit_data(struct sock *sk, struct sk_buff *skb, u32 i)
 {
 	struct mrc_tx_cb *cb = MRC_TX_CB(skb);
 	struct sk_buff *nskb;
+	u16 ev = mrc_cps(mrc_sk(sk))->p[i].id;
 
 	/* A copy still queued below us owns the headroom: copy, not clone. */
 	nskb = skb_cloned(skb) ? pskb_copy(skb, GFP_ATOMIC) :
@@ -197,22 +210,25 @@ static void mrc_xmit_data(struct sock *sk, struct sk_buff *skb)
 		MRC_INC(sock_net(sk), TX_ERRORS);
 		return;
 	}
-	mrc_count_xmit(sk, cb, mrc_now_us());
-	mrc_data_hdr(sk, skb_push(nskb, sizeof(struct mrc_data)), cb);
-	mrc_output_conn(sk, nskb);
+	mrc_count_xmit(sk, cb, i, mrc_now_us());
+	mrc_data_hdr(sk, skb_push(nskb, sizeof(struct mrc_data)), cb, ev);
+	mrc_output_path(sk, nskb, i);
 }
 
 /* Largest UDP payload of one GSO batch, and the most packets in one. */
 #define MRC_GSO_BYTES	(64000 - sizeof(struct udphdr))
 #define MRC_GSO_SEGS	64
 
-/* Transmit n > 1 consecutive new packets, all but the last full-sized, as
- * one UDP GSO skb: the stack is traversed once and segmentation (in
- * software when the device cannot) makes the n packets. Falls back to
- * one skb a packet when the batch cannot be allocated.
+/* Transmit n > 1 consecutive new packets, all but the last full-sized and
+ * all on path entry @p, as one UDP GSO skb: the stack is traversed once
+ * and segmentation (in software when the device cannot) makes the n
+ * packets. Falls back to one skb a packet when the batch cannot be
+ * allocated.
  */
-static void mrc_xmit_batch(struct sock *sk, struct sk_buff **pkts, u32 n)
+static void mrc_xmit_batch(struct sock *sk, struct sk_buff **pkts, u32 n,
+			   u32 p)
 {
+	u16 ev = mrc_cps(mrc_sk(sk))->p[p].id;
 	u32 seg = sizeof(struct mrc_data) + mrc_sk(sk)->mss;
 	u32 len = (n - 1) * seg + sizeof(struct mrc_data) +
 		  MRC_TX_CB(pkts[n - 1])->len;
@@ -222,21 +238,21 @@ static void mrc_xmit_batch(struct sock *sk, struct sk_buff **pkts, u32 n)
 	gso = alloc_skb(MRC_HEADROOM + len, GFP_ATOMIC | __GFP_NOWARN);
 	if (!gso) {
 		for (i = 0; i < n; i++)
-			mrc_xmit_data(sk, pkts[i]);
+			mrc_xmit_data(sk, pkts[i], p);
 		return;
 	}
 	skb_reserve(gso, MRC_HEADROOM);
 	for (i = 0; i < n; i++) {
 		struct mrc_tx_cb *cb = MRC_TX_CB(pkts[i]);
 
-		mrc_count_xmit(sk, cb, now);
-		mrc_data_hdr(sk, skb_put(gso, sizeof(struct mrc_data)), cb);
+		mrc_count_xmit(sk, cb, p, now);
+		mrc_data_hdr(sk, skb_put(gso, sizeof(struct mrc_data)), cb, ev);
 		skb_copy_bits(pkts[i], 0, skb_put(gso, cb->len), cb->len);
 	}
 	skb_shinfo(gso)->gso_size = seg;
 	skb_shinfo(gso)->gso_type = SKB_GSO_UDP_L4;
 	skb_shinfo(gso)->gso_segs = n;
-	mrc_output_conn(sk, gso);
+	mrc_output_path(sk, gso, p);
 }
 
 static struct sk_buff **mrc_txq_slot(struct mrc_sock *msk, u32 psn)
@@ -259,18 +275,20 @@ static bool mrc_rwnd_allows(const struct mrc_sock *msk, u32 len)
 	return msk->inflight_bytes + len <= msk->peer_rwnd;
 }
 
-static void mrc_send_batch(struct sock *sk, struct sk_buff **pkts, u32 n)
+static void mrc_send_batch(struct sock *sk, struct sk_buff **pkts, u32 n,
+			   u32 p)
 {
 	if (n == 1)
-		mrc_xmit_data(sk, pkts[0]);
+		mrc_xmit_data(sk, pkts[0], p);
 	else
-		mrc_xmit_batch(sk, pkts, n);
+		mrc_xmit_batch(sk, pkts, n, p);
 }
 
 static void mrc_retransmit_lost(struct sock *sk)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
 	u32 psn;
+	int i;
 
 	for (psn = msk->snd_una; msk->lost && mrc_before(psn, msk->snd_nxt); psn++) {
 		struct sk_buff *skb = *mrc_txq_slot(msk, psn);
@@ -279,9 +297,14 @@ static void mrc_retransmit_lost(struct sock *sk)
 			continue;
 		if (mrc_inflight(msk) >= msk->cwnd)
 			break;
+		i = mrc_cp_choose(sk, MRC_TX_CB(skb)->pidx);
+		if (i < 0) {
+			MRC_INC(sock_net(sk), TX_NO_PATH);
+			break;
+		}
 		MRC_TX_CB(skb)->lost = 0;
 		msk->lost--;
-		mrc_xmit_data(sk, skb);
+		mrc_xmit_data(sk, skb, i);
 	}
 }
 
@@ -289,8 +312,9 @@ static void mrc_send_new(struct sock *sk, bool probe)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
 	struct sk_buff *batch[MRC_GSO_SEGS];
-	u32 n = 0, bytes = 0;
+	u32 n = 0, bytes = 0, bp = 0;
 	struct sk_buff *skb;
+	int p;
 
 	while ((skb = skb_peek(&sk->sk_write_queue))) {
 		struct mrc_tx_cb *cb = MRC_TX_CB(skb);
@@ -300,6 +324,18 @@ static void mrc_send_new(struct sock *sk, bool probe)
 			break;
 		if (!mrc_rwnd_allows(msk, cb->len) && !probe)
 			break;
+		p = mrc_cp_choose(sk, -1);
+		if (p < 0) {
+			MRC_INC(sock_net(sk), TX_NO_PATH);
+			break;
+		}
+		/* A batch holds consecutive packets of one path. */
+		if (n && p != bp) {
+			mrc_send_batch(sk, batch, n, bp);
+			n = 0;
+			bytes = 0;
+		}
+		bp = p;
 		probe = false;
 		__skb_unlink(skb, &sk->sk_write_queue);
 		cb->psn = msk->snd_nxt++;
@@ -313,12 +349,12 @@ static void mrc_send_new(struct sock *sk, bool probe)
 		if (cb->len == msk->mss && n < MRC_GSO_SEGS &&
 		    bytes + sizeof(struct mrc_data) + msk->mss <= MRC_GSO_BYTES)
 			continue;
-		mrc_send_batch(sk, batch, n);
+		mrc_send_batch(sk, batch, n, bp);
 		n = 0;
 		bytes = 0;
 	}
 	if (n)
-		mrc_send_batch(sk, batch, n);
+		mrc_send_batch(sk, batch, n, bp);
 }
 
 /**
@@ -332,6 +368,7 @@ void mrc_push(struct sock *sk)
 
 	if (msk->state != MRC_ESTABLISHED)
 		return;
+	mrc_cp_refresh(sk);
 	mrc_retransmit_lost(sk);
 	mrc_send_new(sk, false);
 
@@ -369,48 +406,93 @@ void mrc_tx_purge(struct sock *sk)
 	msk->inflight_bytes = 0;
 }
 
-static u32 mrc_reo_wnd_us(const struct mrc_sock *msk)
+/* The reordering window of a path: a quarter of its srtt, at least a
+ * jiffy; the connection's srtt before the path has a sample.
+ */
+static u32 mrc_reo_wnd_us(const struct mrc_sock *msk,
+			  const struct mrc_cpath *cp)
 {
-	return max_t(u32, msk->srtt_us / 4, jiffies_to_usecs(1));
+	u32 srtt = cp->srtt_us ?: msk->srtt_us;
+
+	return max_t(u32, srtt / 4, jiffies_to_usecs(1));
+}
+
+/* How long a packet may go unacknowledged on its path before it counts as
+ * lost although nothing sent later on the path was delivered: twice the
+ * path's srtt plus four variations, plus the reordering window. Zero
+ * while the path has no RTT sample (the RTO covers it then).
+ */
+static u32 mrc_path_timeout_us(const struct mrc_sock *msk,
+			       const struct mrc_cpath *cp)
+{
+	if (!cp->srtt_us)
+		return 0;
+	return 2 * cp->srtt_us + 4 * cp->rttvar_us + mrc_reo_wnd_us(msk, cp);
 }
 
 /**
- * mrc_detect_losses() - RACK: declare lost what a later packet overtook
+ * mrc_mark_lost() - declare a packet in flight lost
+ * @sk: the socket, locked
+ * @cb: the packet, not yet marked
+ */
+void mrc_mark_lost(struct sock *sk, struct mrc_tx_cb *cb)
+{
+	cb->lost = 1;
+	mrc_sk(sk)->lost++;
+	mrc_cp_on_lost(sk, cb);
+}
+
+/**
+ * mrc_detect_losses() - per-path RACK, and a per-path time threshold
  * @sk: the socket, locked
  *
- * A packet is lost when a packet sent after it has been delivered and a
- * further reordering window (a quarter of srtt, at least one jiffy) has
- * passed, so that reordering is not taken for loss. Packets still inside
- * that window arm the timer for its end. Only packets below the highest
- * PSN delivered can have been overtaken by a first transmission, so the
- * scan stops there; a packet overtaken only by a retransmission is left
- * to the RTO.
+ * Paths differ in delay, so a packet is compared only with packets sent
+ * on its own path: it is lost when a packet sent after it on the same
+ * path has been delivered and a further reordering window (a quarter of
+ * the path's srtt, at least one jiffy) has passed. A packet that nothing
+ * later on its path overtook is lost when it has been out longer than the
+ * path's timeout (mrc_path_timeout_us()). Packets still inside either
+ * window arm the timer for its end.
  */
 void mrc_detect_losses(struct sock *sk)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
-	u32 now = mrc_now_us(), reo = mrc_reo_wnd_us(msk);
-	u32 wait = U32_MAX, psn;
+	struct mrc_cpaths *cps = mrc_cps(msk);
+	u32 now = mrc_now_us(), wait = U32_MAX, psn;
 	bool lost = false;
 
-	if (!msk->rack_xmit_us)
-		return;
-	for (psn = msk->snd_una; mrc_before(psn, msk->high_delivered); psn++) {
+	for (psn = msk->snd_una; mrc_before(psn, msk->snd_nxt); psn++) {
 		struct sk_buff *skb = *mrc_txq_slot(msk, psn);
+		const struct mrc_cpath *cp;
 		struct mrc_tx_cb *cb;
 		s32 left;
+		u32 tmo;
 
 		if (!skb)
 			continue;
 		cb = MRC_TX_CB(skb);
-		if (cb->lost || !mrc_before(cb->xmit_us, msk->rack_xmit_us))
+		if (cb->lost)
 			continue;
-		left = (s32)(cb->xmit_us + msk->rack_rtt_us + reo - now);
+		cp = &cps->p[cb->pidx];
+		if (cp->rack_xmit_us && mrc_before(cb->xmit_us, cp->rack_xmit_us)) {
+			left = (s32)(cb->xmit_us + cp->rack_rtt_us +
+				     mrc_reo_wnd_us(msk, cp) - now);
+			if (left <= 0) {
+				mrc_mark_lost(sk, cb);
+				lost = true;
+				MRC_INC(sock_net(sk), RACK_LOST);
+				continue;
+			}
+			wait = min_t(u32, wait, left);
+		}
+		tmo = mrc_path_timeout_us(msk, cp);
+		if (!tmo)
+			continue;
+		left = (s32)(cb->xmit_us + tmo - now);
 		if (left <= 0) {
-			cb->lost = 1;
-			msk->lost++;
+			mrc_mark_lost(sk, cb);
 			lost = true;
-			MRC_INC(sock_net(sk), RACK_LOST);
+			MRC_INC(sock_net(sk), PATH_TIME_LOST);
 		} else {
 			wait = min_t(u32, wait, left);
 		}
@@ -433,9 +515,8 @@ static void mrc_rto_fired(struct sock *sk)
 		struct sk_buff *skb = *mrc_txq_slot(msk, psn);
 
 		if (skb && !MRC_TX_CB(skb)->lost) {
-			MRC_TX_CB(skb)->lost = 1;
 			MRC_TX_CB(skb)->via_rto = 1;
-			msk->lost++;
+			mrc_mark_lost(sk, MRC_TX_CB(skb));
 		}
 	}
 	/* Slow start again from two packets, as TCP does after an RTO. */
@@ -561,6 +642,9 @@ void mrc_send_ack(struct sock *sk, u16 flags)
 		flags |= MRC_F_ECE;
 	a = (struct mrc_ack *)skb->data;
 	mrc_fill_hdr(&a->h, MRC_PKT_ACK, flags, msk->rcid, msk->lcid, 0);
+	/* The header's EV is the path the ACK takes; ev_echo the path of
+	 * the packet that triggered it.
+	 */
 	a->cum_psn = htonl(msk->rcv_nxt);
 	/* Bit k of rcv_map is PSN rcv_nxt + k; the wire starts at k = 1. */
 	bitmap_shift_right(sack, msk->rcv_map, 1, MRC_WND);
@@ -575,7 +659,7 @@ void mrc_send_ack(struct sock *sk, u16 flags)
 	msk->rcv_unacked = 0;
 	msk->ack_ce = false;
 	MRC_INC(sock_net(sk), OUT_ACKS);
-	mrc_output_conn(sk, skb);
+	mrc_output_ctrl(sk, skb, msk->ack_ev);
 }
 
 /**
@@ -606,7 +690,7 @@ void mrc_send_syn(struct sock *sk, u8 type, u32 tsecr)
 	s->tsval = htonl(mrc_now_us());
 	s->tsecr = htonl(tsecr);
 	MRC_INC(sock_net(sk), OUT_SYNS);
-	mrc_output_conn(sk, skb);
+	mrc_output_ctrl(sk, skb, -1);
 }
 
 /**
@@ -628,7 +712,7 @@ void mrc_send_fin(struct sock *sk)
 	mrc_fill_hdr(&f->h, MRC_PKT_FIN, 0, msk->rcid, msk->lcid, 0);
 	f->final_msn = htonl(msk->snd_msn);
 	MRC_INC(sock_net(sk), OUT_FINS);
-	mrc_output_conn(sk, skb);
+	mrc_output_ctrl(sk, skb, -1);
 }
 
 /**
@@ -653,7 +737,37 @@ void mrc_send_rst(struct sock *sk, u32 reason)
 	mrc_fill_hdr(&r->h, MRC_PKT_RST, 0, msk->rcid, msk->lcid, 0);
 	r->reason = htonl(reason);
 	MRC_INC(sock_net(sk), OUT_RSTS);
-	mrc_output_conn(sk, skb);
+	mrc_output_ctrl(sk, skb, -1);
+}
+
+/* A reply to a packet without a connection: plain routing, no SRH, the
+ * entropy of the EV the packet came on.
+ */
+static void mrc_output_reply(struct net *net, struct sk_buff *skb,
+			     const struct mrc_reply *r)
+{
+	struct sock *usk = mrc_net(net)->udp_sock->sk;
+	u32 entropy = jhash_2words(r->scid, r->ev, 0x6d7263);
+	struct dst_entry *dst;
+	struct flowi6 fl6 = {};
+
+	fl6.flowi6_proto = IPPROTO_UDP;
+	fl6.flowi6_oif = r->ifindex;
+	fl6.daddr = r->daddr;
+	fl6.saddr = r->saddr;
+	fl6.fl6_sport = htons(0xc000 | (entropy & 0x3fff));
+	fl6.fl6_dport = htons(mrc_udp_port);
+	fl6.flowlabel = cpu_to_be32(entropy >> 12) & IPV6_FLOWLABEL_MASK;
+
+	local_bh_disable();
+	dst = ip6_dst_lookup_flow(net, usk, &fl6, NULL);
+	if (IS_ERR(dst)) {
+		MRC_INC(net, TX_NO_ROUTE);
+		kfree_skb(skb);
+	} else {
+		mrc_output_flow(net, NULL, skb, &fl6, dst, NULL);
+	}
+	local_bh_enable();
 }
 
 /**
@@ -676,6 +790,5 @@ void mrc_send_rst_reply(struct net *net, const struct mrc_reply *r, u32 reason)
 	mrc_fill_hdr(&rst->h, MRC_PKT_RST, 0, r->dcid, r->scid, r->ev);
 	rst->reason = htonl(reason);
 	MRC_INC(net, OUT_RSTS);
-	mrc_output(net, NULL, skb, &r->saddr, &r->daddr, r->ifindex, r->scid,
-		   r->ev, NULL);
+	mrc_output_reply(net, skb, r);
 }

@@ -26,6 +26,7 @@ u32 mrc_route_mss(struct sock *sk, struct in6_addr *saddr);
 void mrc_push(struct sock *sk);
 void mrc_tx_purge(struct sock *sk);
 void mrc_detect_losses(struct sock *sk);
+void mrc_mark_lost(struct sock *sk, struct mrc_tx_cb *cb);
 void mrc_rtx_timeout(struct sock *sk);
 void mrc_send_ack(struct sock *sk, u16 flags);
 void mrc_send_syn(struct sock *sk, u8 type, u32 tsecr);

@@ -14,5 +14,7 @@ extern unsigned int mrc_max_retries;
 extern unsigned int mrc_syn_retries;
 extern unsigned int mrc_ack_every;
 extern unsigned int mrc_ack_delay_us;
+extern unsigned int mrc_auto_paths;
+extern unsigned int mrc_spray_burst;
 
 #endif /* _MRC_PARAMS_H */

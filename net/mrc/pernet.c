@@ -8,6 +8,7 @@
 #include <net/netns/generic.h>
 #include <net/udp_tunnel.h>
 
+#include "cc.h"
 #include "input.h"
 #include "mib.h"
 #include "params.h"
@@ -68,6 +69,7 @@ static int __net_init mrc_net_init(struct net *net)
 	for (i = 0; i < ARRAY_SIZE(mn->bind_hash); i++)
 		INIT_HLIST_HEAD(&mn->bind_hash[i]);
 	mrc_path_init_net(mn);
+	mrc_cc_init_net(mn);
 
 	err = rhashtable_init(&mn->conns, &mrc_conn_params);
 	if (err)

@@ -14,6 +14,7 @@
 #include "mrc_compat.h"
 #include "conn.h"
 #include "input.h"
+#include "mpath.h"
 #include "output.h"
 #include "params.h"
 #include "pernet.h"
@@ -411,6 +412,9 @@ static int mrc_connect(struct socket *sock, struct sockaddr *uaddr,
 	msk->daddr = sa->smrc_addr;
 	msk->dport = sa->smrc_port;
 	saddr = msk->laddr;
+	err = mrc_cp_init(sk, GFP_KERNEL);
+	if (err)
+		goto out;
 	msk->mss = mrc_route_mss(sk, &saddr);
 	if (!msk->mss) {
 		err = -ENETUNREACH;
@@ -428,7 +432,6 @@ static int mrc_connect(struct socket *sock, struct sockaddr *uaddr,
 	msk->snd_isn = get_random_u32();
 	msk->snd_una = msk->snd_isn;
 	msk->snd_nxt = msk->snd_isn;
-	msk->high_delivered = msk->snd_isn - 1;
 	err = mrc_conn_hash(sk);
 	if (err)
 		goto out;
@@ -815,7 +818,7 @@ static void mrc_sock_destruct(struct sock *sk)
 	__skb_queue_purge(&sk->sk_receive_queue);
 	mrc_tx_purge(sk);
 	mrc_rx_purge(sk);
-	dst_cache_destroy(&msk->dst_cache);
+	mrc_cp_destroy(sk);
 	sock_prot_inuse_add(sock_net(sk), sk->sk_prot, -1);
 }
 
@@ -862,10 +865,6 @@ static struct sock *mrc_sock_alloc(struct net *net, struct socket *sock,
 	sk->sk_rcvbuf = max_t(int, sk->sk_rcvbuf, MRC_DEFAULT_BUF);
 	sk->sk_sndbuf = max_t(int, sk->sk_sndbuf, MRC_DEFAULT_BUF);
 	msk = mrc_sk(sk);
-	if (dst_cache_init(&msk->dst_cache, gfp)) {
-		sk_free(sk);
-		return NULL;
-	}
 	INIT_HLIST_NODE(&msk->bind_node);
 	mrc_conn_init(sk);
 	sk->sk_state = MRC_CLOSED;
@@ -926,12 +925,16 @@ struct sock *mrc_child_create(struct sock *lsk, const struct in6_addr *laddr,
 	cmsk->rcid = ntohl(syn->h.scid);
 	cmsk->rcv_nxt = ntohl(syn->isn);
 	cmsk->peer_rwnd = ntohl(syn->rwnd);
+	if (mrc_cp_init(child, GFP_ATOMIC)) {
+		MRC_INC(net, DROP_NOMEM);
+		sock_put(child);
+		return NULL;
+	}
 	cmsk->mss = min_t(u32, mrc_route_mss(child, &saddr), ntohs(syn->mss));
 	cmsk->saddr = saddr;
 	cmsk->snd_isn = get_random_u32();
 	cmsk->snd_una = cmsk->snd_isn;
 	cmsk->snd_nxt = cmsk->snd_isn;
-	cmsk->high_delivered = cmsk->snd_isn - 1;
 	cmsk->state = MRC_SYN_RECV;
 	child->sk_state = MRC_SYN_RECV;
 	if (cmsk->mss < MRC_MSS_MIN) {

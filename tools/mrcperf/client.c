@@ -9,6 +9,8 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +27,7 @@ struct client {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	unsigned int arrived;
+	unsigned int held;
 };
 
 struct client_conn {
@@ -205,6 +208,27 @@ static void client_finish(struct client_conn *cc, struct mconn *mc)
 			  rep.messages, rep.bytes, r->messages, r->bytes);
 }
 
+/* --hold: the last connection done says so with FILE.done; every one then
+ * stays open until the test creates FILE, or the timeout passes.
+ */
+static void hold_open(struct client *cl, const struct mrcperf_opts *o)
+{
+	u64 deadline = now_ns() + (u64)(o->timeout * 1e9);
+	char done[PATH_MAX];
+	int fd;
+
+	pthread_mutex_lock(&cl->lock);
+	if (++cl->held == o->conns) {
+		snprintf(done, sizeof(done), "%s.done", o->hold);
+		fd = open(done, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+		if (fd >= 0)
+			close(fd);
+	}
+	pthread_mutex_unlock(&cl->lock);
+	while (access(o->hold, F_OK) && now_ns() < deadline)
+		usleep(20000);
+}
+
 static void *client_thread(void *arg)
 {
 	struct client_conn *cc = arg;
@@ -258,6 +282,8 @@ static void *client_thread(void *arg)
 		r->have_info = mrc_info_get(mc.fd, &r->info);
 out:
 	gate_pass(cc);
+	if (o->hold)
+		hold_open(cl, o);
 	if (r->start_ns && !r->end_ns)
 		r->end_ns = now_ns();
 	mconn_close(&mc);

@@ -21,9 +21,10 @@
 static void usage(FILE *f, bool full)
 {
 	fprintf(f,
-		"Usage: mrcperf -s [-B ADDR] [-p PORT] [-1] [-j] [--tcp] [--timeout S]\n"
+		"Usage: mrcperf -s [-B ADDR] [-p PORT] [-1] [-j] [--tcp | --mptcp] [--timeout S]\n"
 		"       mrcperf -c ADDR [-p PORT] [-l SIZE] [-n COUNT | -t SECONDS] [-P N]\n"
-		"               [--pingpong] [--verify] [-j] [--tcp] [--timeout S] [--seed N]\n"
+		"               [--pingpong] [--verify] [-j] [--tcp | --mptcp] [--timeout S]\n"
+		"               [--seed N] [--hold FILE]\n"
 		"Both:  [--family N] (default $MRC_FAMILY, else %d)   Server: [--ready FILE]\n",
 		AF_MRC);
 	if (!full) {
@@ -46,10 +47,13 @@ static void usage(FILE *f, bool full)
 		"      --verify          generate and check the content of every message\n"
 		"  -j, --json            print one JSON object instead of text\n"
 		"      --tcp             TCP with length-prefixed messages instead of MRC\n"
+		"      --mptcp           the same over MPTCP (IPPROTO_MPTCP)\n"
 		"      --timeout S       SO_RCVTIMEO and SO_SNDTIMEO (default %g s)\n"
 		"      --seed N          content seed (default 1)\n"
 		"      --family N        address family number of AF_MRC\n"
 		"      --ready FILE      server: create FILE once listening\n"
+		"      --hold FILE       client: once done, create FILE.done and keep the\n"
+		"                        connections open until FILE exists\n"
 		"  -h, --help            this text\n",
 		MRCPERF_DEFAULT_PORT, MRCPERF_DEFAULT_TIME, MRCPERF_MAX_CONNS,
 		MRCPERF_DEFAULT_TIMEOUT);
@@ -140,6 +144,8 @@ enum {
 	OPT_SEED,
 	OPT_FAMILY,
 	OPT_READY,
+	OPT_MPTCP,
+	OPT_HOLD,
 	OPT_NR,
 };
 
@@ -161,6 +167,8 @@ static const struct option long_opts[] = {
 	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "family", required_argument, NULL, OPT_FAMILY },
 	{ "ready", required_argument, NULL, OPT_READY },
+	{ "mptcp", no_argument, NULL, OPT_MPTCP },
+	{ "hold", required_argument, NULL, OPT_HOLD },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -174,7 +182,7 @@ static const struct {
 	{ 'B', "-B", false }, { '1', "-1", false }, { OPT_READY, "--ready", false },
 	{ 'l', "-l", true }, { 'n', "-n", true }, { 't', "-t", true }, { 'P', "-P", true },
 	{ OPT_PINGPONG, "--pingpong", true }, { OPT_VERIFY, "--verify", true },
-	{ OPT_SEED, "--seed", true },
+	{ OPT_SEED, "--seed", true }, { OPT_HOLD, "--hold", true },
 };
 
 static void check_sides(const struct mrcperf_opts *o, const bool *seen)
@@ -274,6 +282,13 @@ static void parse_opts(struct mrcperf_opts *o, int argc, char **argv)
 			break;
 		case OPT_READY:
 			o->ready = optarg;
+			break;
+		case OPT_MPTCP:
+			o->tcp = true;
+			o->mptcp = true;
+			break;
+		case OPT_HOLD:
+			o->hold = optarg;
 			break;
 		case 'h':
 			usage(stdout, true);

@@ -50,12 +50,16 @@ enum mrcperf_mode {
 	MODE_PINGPONG,
 };
 
+/* Not in every libc's headers. */
+#define MRCPERF_IPPROTO_MPTCP	262
+
 /**
  * struct mrcperf_opts - the command line
  * @server: -s
  * @once: -1, the server exits after its first session
  * @json: -j
  * @tcp: --tcp, AF_INET6 SOCK_STREAM with length-prefixed messages
+ * @mptcp: --mptcp, as @tcp but IPPROTO_MPTCP
  * @verify: --verify
  * @mode: stream or --pingpong
  * @family: address family for MRC sockets (AF_MRC, $MRC_FAMILY or --family)
@@ -68,12 +72,15 @@ enum mrcperf_mode {
  * @timeout: --timeout, seconds for SO_RCVTIMEO and SO_SNDTIMEO
  * @seed: --seed, content seed
  * @ready: --ready, file the server creates once it listens
+ * @hold: --hold, the client keeps its connections open, once done, until
+ *	this file exists; it creates @hold.done when they are all done
  */
 struct mrcperf_opts {
 	bool server;
 	bool once;
 	bool json;
 	bool tcp;
+	bool mptcp;
 	bool verify;
 	enum mrcperf_mode mode;
 	int family;
@@ -86,6 +93,7 @@ struct mrcperf_opts {
 	double timeout;
 	u64 seed;
 	const char *ready;
+	const char *hold;
 };
 
 /**

@@ -50,9 +50,11 @@ int sock_open(const struct mrcperf_opts *o, char *err, size_t len)
 	int fd;
 
 	if (o->tcp) {
-		fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC,
+			    o->mptcp ? MRCPERF_IPPROTO_MPTCP : 0);
 		if (fd < 0)
-			snprintf(err, len, "socket(AF_INET6, SOCK_STREAM): %s", strerror(errno));
+			snprintf(err, len, "socket(AF_INET6, SOCK_STREAM%s): %s",
+				 o->mptcp ? ", IPPROTO_MPTCP" : "", strerror(errno));
 		return fd;
 	}
 	fd = socket(o->family, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);

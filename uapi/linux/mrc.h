@@ -153,6 +153,8 @@ enum mrc_cmd {
 	MRC_CMD_PATH_EVENT,	/* notification: a path changed state */
 	MRC_CMD_CONN_GET,	/* dump: every connection, MRC_A_CONN each */
 	MRC_CMD_CONN_EVENT,	/* notification: established, or closed */
+	MRC_CMD_CC_GET,		/* the namespace's congestion-control settings */
+	MRC_CMD_CC_SET,		/* change some of them (MRC_A_CC) */
 
 	__MRC_CMD_MAX,
 };
@@ -173,6 +175,7 @@ enum mrc_attr {
 	MRC_A_NR_PATHS,		/* u32: paths in a set (replies) */
 	MRC_A_CONN,		/* nest, MRC_CA_*: one connection (replies) */
 	MRC_A_ERRNO,		/* u32: why a connection closed, 0 if cleanly */
+	MRC_A_CC,		/* nest, MRC_CC_*: congestion-control settings */
 
 	__MRC_A_MAX,
 };
@@ -189,6 +192,7 @@ enum mrc_path_attr {
 	MRC_PA_STATE,		/* u8, enum mrc_path_state */
 	MRC_PA_REASON,		/* u8, enum mrc_path_reason: of the last change */
 	MRC_PA_CHANGED_MS,	/* u64: ms since the last change */
+	MRC_PA_STATS,		/* nest, MRC_PS_*: counters (replies) */
 
 	__MRC_PA_MAX,
 };
@@ -213,11 +217,54 @@ enum mrc_conn_attr {
 	MRC_CA_BYTES_RECEIVED,	/* u64 */
 	MRC_CA_PKTS_RETRANS,	/* u64 */
 	MRC_CA_RTOS,		/* u64 */
+	MRC_CA_PATH,		/* nest, MRC_PA_ID, _STATE, _STATS; repeated */
+	MRC_CA_NR_PATHS,	/* u32: paths the connection sprays over */
+	MRC_CA_AUTO,		/* flag: an automatic, entropy-only path set */
 
 	__MRC_CA_MAX,
 };
 
 #define MRC_CA_MAX (__MRC_CA_MAX - 1)
+
+/* Counters of one path: of the whole namespace in MRC_CMD_PATH_GET, of
+ * one connection in MRC_CMD_CONN_GET. Packet counts are DATA packets.
+ */
+enum mrc_path_stat_attr {
+	MRC_PS_UNSPEC,
+	MRC_PS_PKTS_SENT,	/* u64: transmissions, retransmissions included */
+	MRC_PS_PKTS_ACKED,	/* u64: packets acknowledged */
+	MRC_PS_PKTS_RETRANS,	/* u64: retransmissions */
+	MRC_PS_ECN_MARKS,	/* u64: ACKs echoing CE for this path */
+	MRC_PS_TRIMS,		/* u64: NACKs for trimmed packets */
+	MRC_PS_LOSSES,		/* u64: packets declared lost */
+	MRC_PS_PROBES,		/* u64: probes sent */
+	MRC_PS_SRTT_US,		/* u32: smoothed RTT (latest connection's) */
+	MRC_PS_MIN_RTT_US,	/* u32: connection only */
+	MRC_PS_INFLIGHT,	/* u32: packets in flight, connection only */
+	MRC_PS_ECN_FRAC,	/* u32: ECN fraction x 1024 (EWMA), connection */
+	MRC_PS_BYTES_SENT,	/* u64: payload bytes sent */
+
+	__MRC_PS_MAX,
+};
+
+#define MRC_PS_MAX (__MRC_PS_MAX - 1)
+
+/* Congestion-control settings of a namespace (MRC_CMD_CC_GET/_SET). */
+enum mrc_cc_attr {
+	MRC_CC_UNSPEC,
+	MRC_CC_BASE_RTT_US,	/* u32: 0 = each path's measured minimum */
+	MRC_CC_TARGET_DELAY_US,	/* u32, 1..1000000: queueing delay target */
+	MRC_CC_MAX_CWND,	/* u32, 2..256: packets */
+	MRC_CC_AI,		/* u32, 0..64: packets/RTT, no ECN, low delay */
+	MRC_CC_FI,		/* u32, 0..64: packets/RTT, no ECN, high delay */
+	MRC_CC_MD,		/* u32, 0..1023: largest decrease, x 1/1024 */
+	MRC_CC_QA_DELAY_US,	/* u32: delay that resets the window; 0 off */
+	MRC_CC_ECN_COOLDOWN_US,	/* u32: time a marked path is avoided */
+
+	__MRC_CC_MAX,
+};
+
+#define MRC_CC_MAX (__MRC_CC_MAX - 1)
 
 enum mrc_stat_attr {
 	MRC_SA_UNSPEC,

@@ -1,0 +1,556 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The paths of one connection: which set it sprays over, which path each
+ * packet takes, and the state MRC keeps per path (RTT, packets in flight,
+ * ECN, losses), updated by every ACK in softirq under the socket lock.
+ *
+ * Path choice, for every packet (Documentation/networking/mrc.rst):
+ *  1. never a path that is denied, assumed bad, or deleted;
+ *  2. a path whose packet was just acknowledged without a CE mark, taken
+ *     from the recycle ring in the order the ACKs came (as UET's REPS
+ *     recycles entropies): a path that delivers cleanly keeps its share,
+ *     and a path that stops delivering stops getting packets at once;
+ *  3. otherwise the next path in round robin, so the load spreads evenly;
+ *  4. in both, skipping paths that echoed CE within the ECN cool-down,
+ *     unless every usable path is cooling down.
+ */
+#include <linux/jhash.h>
+#include <linux/slab.h>
+#include <net/ip6_fib.h>
+#include <net/ip6_route.h>
+#include <net/ipv6.h>
+
+#include "mpath.h"
+#include "params.h"
+#include "path.h"
+#include "pernet.h"
+
+static u32 mrc_cp_auto_nr(void)
+{
+	return clamp_t(u32, READ_ONCE(mrc_auto_paths), 1, MRC_PATHS_PER_SET_MAX);
+}
+
+static void mrc_cp_entropy(struct mrc_cpath *cp, u32 salt)
+{
+	/* Consecutive ids give distinct ports and labels in a connection;
+	 * the salt spreads connections.
+	 */
+	cp->sport = htons(0xc000 | ((salt + cp->id) & 0x3fff));
+	cp->flowlabel = htonl(((salt >> 14) + cp->id) & 0xfffff);
+}
+
+/**
+ * mrc_cp_find() - the entry of a path id
+ * @cps: the connection's paths, ordered by id
+ * @id: the EV
+ *
+ * Return: the index, or -1.
+ */
+int mrc_cp_find(const struct mrc_cpaths *cps, u16 id)
+{
+	int lo = 0, hi = cps->nr - 1;
+
+	while (lo <= hi) {
+		int mid = (lo + hi) / 2;
+
+		if (cps->p[mid].id == id)
+			return mid;
+		if (cps->p[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return -1;
+}
+
+static u32 mrc_cp_srh_len(const struct mrc_path *p)
+{
+	return p && p->opt ? p->opt->opt_nflen : 0;
+}
+
+/* The paths to @daddr as they are now, carrying over the state of the
+ * paths @old shares with them. Tries again if the sets change meanwhile.
+ */
+static struct mrc_cpaths *mrc_cp_build(struct net *net,
+				       const struct in6_addr *daddr,
+				       struct mrc_cpaths *old, u32 salt,
+				       gfp_t gfp)
+{
+	struct mrc_net *mn = mrc_net(net);
+	struct mrc_pathset *set;
+	struct mrc_cpaths *cps;
+	unsigned int tries;
+	u32 nr, gen, i, room = 0;
+
+	for (tries = 0; tries < 4; tries++) {
+		gen = atomic_read(&mn->paths_gen);
+		rcu_read_lock();
+		set = mrc_pathset_lookup(mn, daddr);
+		nr = set ? set->nr_paths : mrc_cp_auto_nr();
+		rcu_read_unlock();
+
+		cps = kvzalloc(struct_size(cps, p, nr), gfp);
+		if (!cps)
+			return NULL;
+		rcu_read_lock();
+		set = mrc_pathset_lookup(mn, daddr);
+		if ((set ? set->nr_paths : mrc_cp_auto_nr()) == nr)
+			break;
+		rcu_read_unlock();
+		kvfree(cps);
+		cps = NULL;
+	}
+	if (!cps)
+		return NULL;
+
+	cps->gen = gen;
+	cps->nr = nr;
+	cps->salt = salt;
+	cps->is_auto = !set;
+	cps->min_active = set ? set->min_active : 0;
+	for (i = 0; i < nr; i++) {
+		struct mrc_cpath *cp = &cps->p[i];
+
+		if (set) {
+			cp->path = set->paths[i];
+			/* The set holds a reference until a grace period ends. */
+			refcount_inc(&cp->path->refcnt);
+			cp->id = cp->path->id;
+			room = max(room, mrc_cp_srh_len(cp->path));
+		} else {
+			cp->id = i;
+		}
+	}
+	rcu_read_unlock();
+
+	cps->srh_room = old ? old->srh_room : room;
+	for (i = 0; i < nr; i++) {
+		struct mrc_cpath *cp = &cps->p[i];
+		struct mrc_path *path = cp->path;
+		int j = old ? mrc_cp_find(old, cp->id) : -1;
+
+		if (j >= 0 && old->p[j].path == path) {
+			/* Same path: keep its state; the route moves over. */
+			*cp = old->p[j];
+			old->p[j].dst = NULL;
+			cp->path = path;
+		}
+		cp->unfit = mrc_cp_srh_len(path) > cps->srh_room;
+		mrc_cp_entropy(cp, salt);
+	}
+	return cps;
+}
+
+static void mrc_cp_free_rcu(struct rcu_head *head)
+{
+	kvfree(container_of(head, struct mrc_cpaths, rcu));
+}
+
+static void mrc_cp_release(struct mrc_cpaths *cps)
+{
+	u32 i;
+
+	if (!cps)
+		return;
+	for (i = 0; i < cps->nr; i++) {
+		dst_release(cps->p[i].dst);
+		mrc_path_put(cps->p[i].path);
+	}
+	call_rcu(&cps->rcu, mrc_cp_free_rcu);
+}
+
+/**
+ * mrc_cp_init() - choose the paths of a new connection
+ * @sk: the socket, locked, with its peer address set
+ * @gfp: allocation flags
+ *
+ * The set whose prefix matches the peer longest, or else an automatic set
+ * of auto_paths entropy-only paths.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int mrc_cp_init(struct sock *sk, gfp_t gfp)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+	struct mrc_cpaths *cps;
+
+	cps = mrc_cp_build(sock_net(sk), &msk->daddr, NULL, get_random_u32(),
+			   gfp);
+	if (!cps)
+		return -ENOMEM;
+	mrc_cp_release(rcu_replace_pointer(msk->paths, cps, true));
+	return 0;
+}
+
+/**
+ * mrc_cp_destroy() - release the paths of a socket
+ * @sk: the socket, no longer used by anything else
+ */
+void mrc_cp_destroy(struct sock *sk)
+{
+	mrc_cp_release(rcu_replace_pointer(mrc_sk(sk)->paths, NULL, true));
+}
+
+/**
+ * mrc_cp_refresh() - follow changes to the path sets
+ * @sk: the socket, locked
+ *
+ * When a set changed since the connection built its view, rebuild it.
+ * Packets in flight on a path that is gone are declared lost at once, so
+ * that they are retransmitted on the remaining paths.
+ */
+void mrc_cp_refresh(struct sock *sk)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+	struct mrc_cpaths *old = mrc_cps(msk), *cps;
+	struct net *net = sock_net(sk);
+	u32 psn, i;
+
+	if (!old || old->gen == (u32)atomic_read(&mrc_net(net)->paths_gen))
+		return;
+	cps = mrc_cp_build(net, &msk->daddr, old, old->salt, GFP_ATOMIC);
+	if (!cps)
+		return;		/* keep the old view; try again next time */
+
+	for (i = 0; i < cps->nr; i++)
+		cps->p[i].inflight = 0;
+	for (psn = msk->snd_una; mrc_before(psn, msk->snd_nxt); psn++) {
+		struct sk_buff *skb = msk->txq[psn % MRC_WND];
+		struct mrc_tx_cb *cb;
+		int j;
+
+		if (!skb)
+			continue;
+		cb = MRC_TX_CB(skb);
+		j = mrc_cp_find(cps, old->p[cb->pidx].id);
+		if (j < 0 || cps->p[j].path != old->p[cb->pidx].path) {
+			cb->pidx = 0;
+			if (!cb->lost) {
+				cb->lost = 1;
+				msk->lost++;
+				MRC_INC(net, PATH_MOVED);
+			}
+			continue;
+		}
+		cb->pidx = j;
+		if (!cb->lost)
+			cps->p[j].inflight++;
+	}
+	rcu_assign_pointer(msk->paths, cps);
+	mrc_cp_release(old);
+}
+
+static bool mrc_cp_usable(const struct mrc_cpath *cp)
+{
+	const struct mrc_path *p = cp->path;
+
+	return !p || (READ_ONCE(p->state) == MRC_PATH_GOOD &&
+		      !READ_ONCE(p->dead) && !cp->unfit);
+}
+
+static bool mrc_cp_cooling(const struct mrc_cpath *cp, u32 now)
+{
+	return cp->ecn_until_us && (s32)(cp->ecn_until_us - now) > 0;
+}
+
+static bool mrc_cp_fallback(const struct mrc_cpath *cp)
+{
+	const struct mrc_path *p = cp->path;
+
+	return !p || (READ_ONCE(p->state) != MRC_PATH_DENIED &&
+		      !READ_ONCE(p->dead) && !cp->unfit);
+}
+
+/**
+ * mrc_cp_choose() - the path for the next packet
+ * @sk: the socket, locked
+ * @avoid: an entry not to use if there is another (the path a packet
+ *	being retransmitted was lost on), or -1
+ *
+ * The policy is described at the top of this file. When no path is good,
+ * an assumed-bad one is used rather than none; denied paths never are.
+ *
+ * Return: the entry, or -1 if every path is denied or gone.
+ */
+int mrc_cp_choose(struct sock *sk, int avoid)
+{
+	struct mrc_cpaths *cps = mrc_cps(mrc_sk(sk));
+	u32 now = mrc_now_us(), n, i;
+
+	if (cps->burst_left && cps->last != avoid &&
+	    mrc_cp_usable(&cps->p[cps->last]) &&
+	    !mrc_cp_cooling(&cps->p[cps->last], now)) {
+		cps->burst_left--;
+		return cps->last;
+	}
+	while (cps->rc_len) {
+		i = cps->recycle[cps->rc_head];
+		cps->rc_head = (cps->rc_head + 1) % MRC_RECYCLE;
+		cps->rc_len--;
+		if (i < cps->nr && i != avoid && mrc_cp_usable(&cps->p[i]) &&
+		    !mrc_cp_cooling(&cps->p[i], now))
+			goto found;
+	}
+	for (n = 0; n < cps->nr; n++) {
+		i = (cps->rr + n) % cps->nr;
+		if (i != avoid && mrc_cp_usable(&cps->p[i]) &&
+		    !mrc_cp_cooling(&cps->p[i], now))
+			goto found_rr;
+	}
+	for (n = 0; n < cps->nr; n++) {
+		i = (cps->rr + n) % cps->nr;
+		if (mrc_cp_usable(&cps->p[i]))
+			goto found_rr;
+	}
+	for (n = 0; n < cps->nr; n++) {
+		i = (cps->rr + n) % cps->nr;
+		if (mrc_cp_fallback(&cps->p[i]))
+			goto found_rr;
+	}
+	return -1;
+
+found_rr:
+	cps->rr = (i + 1) % cps->nr;
+found:
+	cps->last = i;
+	cps->burst_left = clamp_t(u32, READ_ONCE(mrc_spray_burst), 1, 64) - 1;
+	return i;
+}
+
+/**
+ * mrc_cp_choose_ctrl() - the path for a control packet
+ * @sk: the socket, locked
+ * @ev: the path to prefer (an ACK's echoed EV), or -1
+ *
+ * Control packets rotate over the usable paths, apart from the data's
+ * recycle ring and round robin.
+ *
+ * Return: the entry, or -1 if every path is denied or gone.
+ */
+int mrc_cp_choose_ctrl(struct sock *sk, int ev)
+{
+	struct mrc_cpaths *cps = mrc_cps(mrc_sk(sk));
+	u32 n, i;
+	int j;
+
+	if (ev >= 0) {
+		j = mrc_cp_find(cps, ev);
+		if (j >= 0 && mrc_cp_usable(&cps->p[j]))
+			return j;
+	}
+	for (n = 0; n < cps->nr; n++) {
+		i = (cps->ctrl_rr + n) % cps->nr;
+		if (mrc_cp_usable(&cps->p[i]))
+			goto found;
+	}
+	for (n = 0; n < cps->nr; n++) {
+		i = (cps->ctrl_rr + n) % cps->nr;
+		if (mrc_cp_fallback(&cps->p[i]))
+			goto found;
+	}
+	return -1;
+found:
+	cps->ctrl_rr = (i + 1) % cps->nr;
+	return i;
+}
+
+/**
+ * mrc_cp_on_xmit() - a DATA packet goes out on a path
+ * @sk: the socket, locked
+ * @cb: the packet
+ * @i: the entry of the path
+ * @now: time of the transmission
+ */
+void mrc_cp_on_xmit(struct sock *sk, struct mrc_tx_cb *cb, u32 i, u32 now)
+{
+	struct mrc_cpath *cp = &mrc_cps(mrc_sk(sk))->p[i];
+
+	cb->pidx = i;
+	cp->inflight++;
+	cp->last_send_us = now;
+	WRITE_ONCE(cp->sent, cp->sent + 1);
+	WRITE_ONCE(cp->bytes, cp->bytes + cb->len);
+	if (cb->xmits > 1)
+		WRITE_ONCE(cp->retrans, cp->retrans + 1);
+	if (cp->path) {
+		struct mrc_path_pcpu *pc = get_cpu_ptr(cp->path->stats);
+
+		u64_stats_update_begin(&pc->syncp);
+		u64_stats_inc(&pc->v[MRC_PC_SENT]);
+		u64_stats_add(&pc->v[MRC_PC_BYTES], cb->len);
+		if (cb->xmits > 1)
+			u64_stats_inc(&pc->v[MRC_PC_RETRANS]);
+		u64_stats_update_end(&pc->syncp);
+		put_cpu_ptr(cp->path->stats);
+	}
+}
+
+static void mrc_cp_recycle(struct mrc_cpaths *cps, u32 i)
+{
+	if (cps->rc_len == MRC_RECYCLE) {
+		cps->rc_head = (cps->rc_head + 1) % MRC_RECYCLE;
+		cps->rc_len--;
+	}
+	cps->recycle[(cps->rc_head + cps->rc_len) % MRC_RECYCLE] = i;
+	cps->rc_len++;
+}
+
+/**
+ * mrc_cp_on_delivered() - a packet was acknowledged
+ * @sk: the socket, locked
+ * @cb: the packet
+ * @now: time the ACK arrived
+ * @ce: the ACK echoed a congestion mark
+ *
+ * Updates the path's RACK state with the packet, and offers the path for
+ * reuse unless the ACK carried a mark.
+ */
+void mrc_cp_on_delivered(struct sock *sk, const struct mrc_tx_cb *cb, u32 now,
+			 bool ce)
+{
+	struct mrc_cpaths *cps = mrc_cps(mrc_sk(sk));
+	struct mrc_cpath *cp = &cps->p[cb->pidx];
+
+	if (!cb->lost && cp->inflight)
+		cp->inflight--;
+	WRITE_ONCE(cp->acked, cp->acked + 1);
+	cp->last_ack_us = now;
+	if (!cp->rack_xmit_us || mrc_after(cb->xmit_us, cp->rack_xmit_us)) {
+		cp->rack_xmit_us = cb->xmit_us;
+		cp->rack_rtt_us = now - cb->xmit_us;
+	}
+	if (cp->path)
+		mrc_path_count(cp->path, MRC_PC_ACKED, 1);
+	if (!ce && mrc_cp_usable(cp))
+		mrc_cp_recycle(cps, cb->pidx);
+}
+
+/**
+ * mrc_cp_on_lost() - a packet was declared lost on its path
+ * @sk: the socket, locked
+ * @cb: the packet, just marked lost
+ */
+void mrc_cp_on_lost(struct sock *sk, const struct mrc_tx_cb *cb)
+{
+	struct mrc_cpath *cp = &mrc_cps(mrc_sk(sk))->p[cb->pidx];
+
+	if (cp->inflight)
+		cp->inflight--;
+	WRITE_ONCE(cp->losses, cp->losses + 1);
+	if (cp->path)
+		mrc_path_count(cp->path, MRC_PC_LOSSES, 1);
+}
+
+/**
+ * mrc_cp_on_rtt() - an RTT sample of one path
+ * @sk: the socket, locked
+ * @i: the entry of the path
+ * @rtt_us: the sample, without the receiver's holding time
+ */
+void mrc_cp_on_rtt(struct sock *sk, u32 i, u32 rtt_us)
+{
+	struct mrc_cpath *cp = &mrc_cps(mrc_sk(sk))->p[i];
+
+	rtt_us = max_t(u32, rtt_us, 1);
+	if (!cp->srtt_us) {
+		cp->rttvar_us = rtt_us / 2;
+		WRITE_ONCE(cp->srtt_us, rtt_us);
+		WRITE_ONCE(cp->min_rtt_us, rtt_us);
+	} else {
+		u32 delta = abs((s32)(cp->srtt_us - rtt_us));
+
+		cp->rttvar_us = cp->rttvar_us - cp->rttvar_us / 4 + delta / 4;
+		WRITE_ONCE(cp->srtt_us, cp->srtt_us - cp->srtt_us / 8 + rtt_us / 8);
+		if (rtt_us < cp->min_rtt_us)
+			WRITE_ONCE(cp->min_rtt_us, rtt_us);
+	}
+	if (cp->path)
+		WRITE_ONCE(cp->path->srtt_us, cp->srtt_us);
+}
+
+/**
+ * mrc_cp_on_ecn() - an ACK for a packet of this path, marked or not
+ * @sk: the socket, locked
+ * @i: the entry of the path
+ * @ce: the ACK echoed a congestion mark
+ * @now: time the ACK arrived
+ */
+void mrc_cp_on_ecn(struct sock *sk, u32 i, bool ce, u32 now)
+{
+	struct mrc_cpath *cp = &mrc_cps(mrc_sk(sk))->p[i];
+	u32 cool;
+
+	WRITE_ONCE(cp->ecn_frac, cp->ecn_frac - cp->ecn_frac / 16 +
+		   (ce ? 1024 / 16 : 0));
+	if (!ce)
+		return;
+	WRITE_ONCE(cp->ecn, cp->ecn + 1);
+	if (cp->path)
+		mrc_path_count(cp->path, MRC_PC_ECN, 1);
+	cool = READ_ONCE(mrc_net(sock_net(sk))->cc.ecn_cooldown_us);
+	if (cool)
+		cp->ecn_until_us = (now + cool) | 1;
+}
+
+/**
+ * mrc_cp_route() - the route and flow of one path
+ * @sk: the socket, locked
+ * @i: the entry of the path
+ * @fl6: out: the flow, with the final destination in daddr
+ *
+ * The route is cached in the entry and checked against the routing
+ * table's cookie, so route and device changes are seen at once.
+ *
+ * Return: a referenced route, or an ERR_PTR.
+ */
+struct dst_entry *mrc_cp_route(struct sock *sk, u32 i, struct flowi6 *fl6)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+	struct mrc_cpath *cp = &mrc_cps(msk)->p[i];
+	const struct mrc_path *p = cp->path;
+	struct net *net = sock_net(sk);
+	struct in6_addr *final_p, final;
+	struct dst_entry *dst;
+
+	memset(fl6, 0, sizeof(*fl6));
+	fl6->flowi6_proto = IPPROTO_UDP;
+	fl6->flowi6_oif = p && p->ifindex ? p->ifindex : sk->sk_bound_dev_if;
+	fl6->flowi6_mark = READ_ONCE(sk->sk_mark);
+	fl6->daddr = msk->daddr;
+	fl6->saddr = p && p->has_src ? p->src : msk->saddr;
+	fl6->fl6_sport = cp->sport;
+	fl6->fl6_dport = htons(mrc_udp_port);
+	fl6->flowlabel = cp->flowlabel;
+
+	if (cp->dst) {
+		dst = dst_check(cp->dst, cp->dst_cookie);
+		if (dst) {
+			dst_hold(dst);
+			return dst;
+		}
+		dst_release(cp->dst);
+		cp->dst = NULL;
+	}
+	final_p = fl6_update_dst(fl6, p ? p->opt : NULL, &final);
+	dst = ip6_dst_lookup_flow(net, mrc_net(net)->udp_sock->sk, fl6, final_p);
+	if (IS_ERR(dst))
+		return dst;
+	dst_hold(dst);
+	cp->dst = dst;
+	cp->dst_cookie = rt6_get_cookie(container_of(dst, struct rt6_info, dst));
+	return dst;
+}
+
+/**
+ * mrc_cp_opt() - the IPv6 options (the SRH) of one path
+ * @sk: the socket, locked
+ * @i: the entry of the path
+ *
+ * Return: the options, or NULL.
+ */
+struct ipv6_txoptions *mrc_cp_opt(struct sock *sk, u32 i)
+{
+	const struct mrc_path *p = mrc_cps(mrc_sk(sk))->p[i].path;
+
+	return p ? p->opt : NULL;
+}

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _MRC_MPATH_H
+#define _MRC_MPATH_H
+
+#include <net/flow.h>
+
+#include "mrc_types.h"
+
+/* The socket lock protects the pointer; netlink readers use RCU. */
+static inline struct mrc_cpaths *mrc_cps(struct mrc_sock *msk)
+{
+	return rcu_dereference_protected(msk->paths,
+					 lockdep_sock_is_held(&msk->sk));
+}
+
+int mrc_cp_init(struct sock *sk, gfp_t gfp);
+void mrc_cp_destroy(struct sock *sk);
+void mrc_cp_refresh(struct sock *sk);
+int mrc_cp_find(const struct mrc_cpaths *cps, u16 id);
+int mrc_cp_choose(struct sock *sk, int avoid);
+int mrc_cp_choose_ctrl(struct sock *sk, int ev);
+void mrc_cp_on_xmit(struct sock *sk, struct mrc_tx_cb *cb, u32 i, u32 now);
+void mrc_cp_on_delivered(struct sock *sk, const struct mrc_tx_cb *cb, u32 now,
+			 bool ce);
+void mrc_cp_on_lost(struct sock *sk, const struct mrc_tx_cb *cb);
+void mrc_cp_on_rtt(struct sock *sk, u32 i, u32 rtt_us);
+void mrc_cp_on_ecn(struct sock *sk, u32 i, bool ce, u32 now);
+struct dst_entry *mrc_cp_route(struct sock *sk, u32 i, struct flowi6 *fl6);
+struct ipv6_txoptions *mrc_cp_opt(struct sock *sk, u32 i);
+
+#endif /* _MRC_MPATH_H */
