@@ -92,10 +92,10 @@ demo: deps
 bench: deps
 	@$(MAKE) --no-print-directory all KVER=
 	@mkdir -p $(BUILD)/bench
-	@$(TESTING)/vm-run --timeout 3600 --outdir $(BUILD)/bench/vm -- \
-		$(TESTING)/bench/basic.sh $(BUILD)/bench/vm/basic.json
-	@cp $(BUILD)/bench/vm/basic.json $(BUILD)/bench/basic.json
-	@echo "results: $(BUILD)/bench/basic.json"
+	@$(TESTING)/vm-run --timeout 5400 --outdir $(BUILD)/bench/vm -- \
+		$(TESTING)/bench/run $(BUILD)/bench/vm
+	@cp $(BUILD)/bench/vm/*.json $(BUILD)/bench/
+	@echo "results: $(BUILD)/bench/*.json"
 
 checkpatch:
 	@$(TESTING)/checkpatch

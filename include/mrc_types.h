@@ -48,6 +48,9 @@
 /* Before any packet arrives, assume half of an skb's truesize is payload. */
 #define MRC_RCV_SCALE_INIT	512
 
+/* The reordering window grows to at most this many quarters of srtt. */
+#define MRC_REO_MULT_MAX	16
+
 /* The smallest DATA payload a connection accepts to run with. */
 #define MRC_MSS_MIN		64
 
@@ -434,6 +437,13 @@ struct mrc_stats {
  * @srtt_us: smoothed RTT (0: no sample yet)
  * @rttvar_us: RTT variation
  * @rto_us: retransmission timeout without backoff
+ * @path_rto_us: the largest timeout of a path (srtt + 4 rttvar + the
+ *	peer's ACK hold); the RTO is at least this, so that a slow path does
+ *	not time out the whole connection
+ * @path_rto_idx: the path that has @path_rto_us
+ * @reo_mult: reordering window in quarters of srtt; grows on each ACK
+ *	reporting a duplicate (a spurious retransmission)
+ * @reo_recoveries: window reductions for loss since @reo_mult last grew
  * @backoff: RTO doublings since the last progress
  * @retries: timeouts since the peer was last heard
  * @rto_deadline: jiffies at which the RTO expires (the timer may fire
@@ -503,6 +513,10 @@ struct mrc_sock {
 	u32 srtt_us;
 	u32 rttvar_us;
 	u32 rto_us;
+	u32 path_rto_us;
+	u16 path_rto_idx;
+	u8 reo_mult;
+	u8 reo_recoveries;
 	u8 backoff;
 	u8 retries;
 	unsigned long rto_deadline;

@@ -26,6 +26,7 @@ enum mrc_pkt_type {
 #define MRC_F_ECE	0x0001	/* ACK: the triggering packet was CE-marked */
 #define MRC_F_FIN_ACK	0x0002	/* ACK: the peer's FIN has been received */
 #define MRC_F_RETX	0x0004	/* DATA: a retransmission */
+#define MRC_F_DUP	0x0008	/* ACK: the triggering DATA was a duplicate */
 
 /* NACK reasons (mrc_nack.reason). */
 enum mrc_nack_reason {

@@ -149,4 +149,9 @@ void mrc_cc_on_loss(struct sock *sk)
 	if (msk->in_recovery)
 		return;
 	mrc_cc_reduce(msk, msk->cwnd / 2);
+	/* After 16 recoveries without a spurious one, back to a quarter. */
+	if (++msk->reo_recoveries >= 16) {
+		msk->reo_recoveries = 0;
+		msk->reo_mult = 1;
+	}
 }

@@ -147,6 +147,7 @@ void mrc_conn_init(struct sock *sk)
 	msk->rto_us = mrc_rto_init_ms * USEC_PER_MSEC;
 	msk->peer_rwnd = U32_MAX;
 	msk->rcv_scale = MRC_RCV_SCALE_INIT;
+	msk->reo_mult = 1;
 }
 
 /**
@@ -349,13 +350,17 @@ void mrc_rtt_sample(struct sock *sk, u32 rtt_us)
  * mrc_rto_us() - the current RTO, with exponential backoff
  * @sk: the socket
  *
+ * At least the timeout of the slowest path, whose packets may be the only
+ * ones outstanding.
+ *
  * Return: microseconds, at most rto_max_ms.
  */
 u32 mrc_rto_us(const struct sock *sk)
 {
 	const struct mrc_sock *msk = mrc_sk(sk);
-	u64 rto = (u64)msk->rto_us << min_t(u8, msk->backoff, 20);
+	u64 rto = max(msk->rto_us, msk->path_rto_us);
 
+	rto <<= min_t(u8, msk->backoff, 20);
 	return min_t(u64, rto, (u64)mrc_rto_max_ms * USEC_PER_MSEC);
 }
 

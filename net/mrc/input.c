@@ -208,7 +208,9 @@ static void mrc_rcv_data(struct sock *sk, struct sk_buff *skb)
 	if (k < 0 || (k < MRC_WND && test_bit(k, msk->rcv_map))) {
 		msk->stats.pkts_dup++;
 		MRC_INC(net, DROP_DUP);
-		goto drop_ack;
+		/* Tell the sender: its retransmission was not needed. */
+		mrc_send_ack(sk, MRC_F_DUP);
+		goto drop;
 	}
 	if (k >= MRC_WND) {
 		MRC_INC(net, DROP_PSN_WINDOW);
@@ -364,6 +366,14 @@ static void mrc_rcv_ack(struct sock *sk, struct sk_buff *skb)
 	if (ce) {
 		msk->stats.ecn_marks++;
 		MRC_INC(net, ECN_ECHOED);
+	}
+	if (flags & MRC_F_DUP) {
+		/* A retransmission was spurious: allow more reordering, as
+		 * RACK does on a DSACK (RFC 8985, 6.2).
+		 */
+		MRC_INC(net, SPURIOUS_RETRANS);
+		msk->reo_mult = min_t(u8, msk->reo_mult + 1, MRC_REO_MULT_MAX);
+		msk->reo_recoveries = 0;
 	}
 	/* The echoed EV names the path of the packet that triggered the ACK:
 	 * its RTT and its mark belong to that path.

@@ -191,6 +191,37 @@ void mrc_cp_destroy(struct sock *sk)
 	mrc_cp_release(rcu_replace_pointer(mrc_sk(sk)->paths, NULL, true));
 }
 
+/* A path's own timeout: srtt + max(4 rttvar, a jiffy), plus the longest
+ * the peer may hold an ACK (ack_delay_us rounded up, and a jiffy for the
+ * timer), since its RTT samples leave that out.
+ */
+static u32 mrc_cp_rto(const struct mrc_cpath *cp)
+{
+	u32 g = jiffies_to_usecs(1);
+
+	if (!cp->srtt_us)
+		return 0;
+	return cp->srtt_us + max(4 * cp->rttvar_us, g) +
+	       jiffies_to_usecs(usecs_to_jiffies(mrc_ack_delay_us) + 1);
+}
+
+/* Find the slowest path again, after it got faster or the view changed. */
+static void mrc_cp_rto_scan(struct mrc_sock *msk)
+{
+	struct mrc_cpaths *cps = mrc_cps(msk);
+	u32 i, rto;
+
+	msk->path_rto_us = 0;
+	msk->path_rto_idx = 0;
+	for (i = 0; i < cps->nr; i++) {
+		rto = mrc_cp_rto(&cps->p[i]);
+		if (rto > msk->path_rto_us) {
+			msk->path_rto_us = rto;
+			msk->path_rto_idx = i;
+		}
+	}
+}
+
 /**
  * mrc_cp_refresh() - follow changes to the path sets
  * @sk: the socket, locked
@@ -238,6 +269,7 @@ void mrc_cp_refresh(struct sock *sk)
 	}
 	rcu_assign_pointer(msk->paths, cps);
 	mrc_cp_release(old);
+	mrc_cp_rto_scan(msk);
 }
 
 static bool mrc_cp_usable(const struct mrc_cpath *cp)
@@ -415,10 +447,17 @@ void mrc_cp_on_delivered(struct sock *sk, const struct mrc_tx_cb *cb, u32 now,
 		cp->inflight--;
 	WRITE_ONCE(cp->acked, cp->acked + 1);
 	cp->last_ack_us = now;
+	/* An acknowledgment of a retransmission sooner than the path's
+	 * minimum RTT was for the original: it says nothing of when the
+	 * retransmission arrived, so it is no RACK reference (RFC 8985).
+	 */
+	if (cb->xmits > 1 && now - cb->xmit_us < cp->min_rtt_us)
+		goto count;
 	if (!cp->rack_xmit_us || mrc_after(cb->xmit_us, cp->rack_xmit_us)) {
 		cp->rack_xmit_us = cb->xmit_us;
 		cp->rack_rtt_us = now - cb->xmit_us;
 	}
+count:
 	if (cp->path)
 		mrc_path_count(cp->path, MRC_PC_ACKED, 1);
 	if (!ce && mrc_cp_usable(cp))
@@ -449,7 +488,9 @@ void mrc_cp_on_lost(struct sock *sk, const struct mrc_tx_cb *cb)
  */
 void mrc_cp_on_rtt(struct sock *sk, u32 i, u32 rtt_us)
 {
-	struct mrc_cpath *cp = &mrc_cps(mrc_sk(sk))->p[i];
+	struct mrc_sock *msk = mrc_sk(sk);
+	struct mrc_cpath *cp = &mrc_cps(msk)->p[i];
+	u32 rto;
 
 	rtt_us = max_t(u32, rtt_us, 1);
 	if (!cp->srtt_us) {
@@ -466,6 +507,14 @@ void mrc_cp_on_rtt(struct sock *sk, u32 i, u32 rtt_us)
 	}
 	if (cp->path)
 		WRITE_ONCE(cp->path->srtt_us, cp->srtt_us);
+
+	rto = mrc_cp_rto(cp);
+	if (rto >= msk->path_rto_us) {
+		msk->path_rto_us = rto;
+		msk->path_rto_idx = i;
+	} else if (i == msk->path_rto_idx) {
+		mrc_cp_rto_scan(msk);
+	}
 }
 
 /**

@@ -406,28 +406,33 @@ void mrc_tx_purge(struct sock *sk)
 	msk->inflight_bytes = 0;
 }
 
-/* The reordering window of a path: a quarter of its srtt, at least a
- * jiffy; the connection's srtt before the path has a sample.
+/* The reordering window of a path: reo_mult quarters of its srtt (the
+ * connection's before the path has a sample), at least a jiffy.
  */
 static u32 mrc_reo_wnd_us(const struct mrc_sock *msk,
 			  const struct mrc_cpath *cp)
 {
 	u32 srtt = cp->srtt_us ?: msk->srtt_us;
 
-	return max_t(u32, srtt / 4, jiffies_to_usecs(1));
+	return max_t(u32, srtt / 4 * msk->reo_mult, jiffies_to_usecs(1));
 }
 
 /* How long a packet may go unacknowledged on its path before it counts as
  * lost although nothing sent later on the path was delivered: twice the
- * path's srtt plus four variations, plus the reordering window. Zero
- * while the path has no RTT sample (the RTO covers it then).
+ * path's srtt plus four variations, plus the reordering window, plus the
+ * longest the peer may hold an ACK (ack_delay_us rounded up to jiffies,
+ * and one more for the timer). Zero while the path has no RTT sample (the
+ * RTO covers it then).
  */
 static u32 mrc_path_timeout_us(const struct mrc_sock *msk,
 			       const struct mrc_cpath *cp)
 {
+	u32 hold = jiffies_to_usecs(usecs_to_jiffies(mrc_ack_delay_us) + 1);
+
 	if (!cp->srtt_us)
 		return 0;
-	return 2 * cp->srtt_us + 4 * cp->rttvar_us + mrc_reo_wnd_us(msk, cp);
+	return 2 * cp->srtt_us + 4 * cp->rttvar_us + mrc_reo_wnd_us(msk, cp) +
+	       hold;
 }
 
 /**
@@ -503,21 +508,36 @@ void mrc_detect_losses(struct sock *sk)
 		mrc_arm_rtx_at(sk, wait);
 }
 
+/* The RTO expired: declare lost what has been out longer than both the
+ * RTO without backoff and its own path's timeout, and in any case the
+ * oldest packet. Paths differ in delay, so packets young for their path
+ * are not declared lost with the rest.
+ */
 static void mrc_rto_fired(struct sock *sk)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
-	u32 psn;
+	struct mrc_cpaths *cps = mrc_cps(msk);
+	u32 now = mrc_now_us(), base, psn;
+	bool first = true;
 
 	msk->stats.rtos++;
 	MRC_INC(sock_net(sk), RTO);
 	msk->ssthresh = max_t(u32, mrc_inflight(msk) / 2, 2);
+	base = max(msk->rto_us, msk->path_rto_us);
 	for (psn = msk->snd_una; mrc_before(psn, msk->snd_nxt); psn++) {
 		struct sk_buff *skb = *mrc_txq_slot(msk, psn);
+		struct mrc_tx_cb *cb;
+		u32 tmo;
 
-		if (skb && !MRC_TX_CB(skb)->lost) {
-			MRC_TX_CB(skb)->via_rto = 1;
-			mrc_mark_lost(sk, MRC_TX_CB(skb));
+		if (!skb || MRC_TX_CB(skb)->lost)
+			continue;
+		cb = MRC_TX_CB(skb);
+		tmo = max(base, mrc_path_timeout_us(msk, &cps->p[cb->pidx]));
+		if (first || now - cb->xmit_us >= tmo) {
+			cb->via_rto = 1;
+			mrc_mark_lost(sk, cb);
 		}
+		first = false;
 	}
 	/* Slow start again from two packets, as TCP does after an RTO. */
 	msk->cwnd = 2;

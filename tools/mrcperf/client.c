@@ -208,8 +208,22 @@ static void client_finish(struct client_conn *cc, struct mconn *mc)
 			  rep.messages, rep.bytes, r->messages, r->bytes);
 }
 
-/* --hold: the last connection done says so with FILE.done; every one then
- * stays open until the test creates FILE, or the timeout passes.
+/* Wait until the peer has acknowledged everything sent (MRC_INFO), or the
+ * timeout passes.
+ */
+static void wait_acked(struct mconn *mc, const struct mrcperf_opts *o)
+{
+	u64 deadline = now_ns() + (u64)(o->timeout * 1e9);
+	struct mrc_info info;
+
+	while (mrc_info_get(mc->fd, &info) &&
+	       info.mrci_bytes_acked < info.mrci_bytes_sent && now_ns() < deadline)
+		usleep(10000);
+}
+
+/* --hold: once a connection has sent everything and had it acknowledged,
+ * before it shuts down; the last one there says so with FILE.done. Every
+ * one then stays open until the test creates FILE, or the timeout passes.
  */
 static void hold_open(struct client *cl, const struct mrcperf_opts *o)
 {
@@ -241,6 +255,7 @@ static void *client_thread(void *arg)
 	struct sockaddr_storage ss;
 	u8 *buf = NULL, *echo = NULL;
 	socklen_t sslen;
+	bool held = false;
 	int fd, ret;
 
 	fd = sock_open(o, err, sizeof(err));
@@ -276,13 +291,20 @@ static void *client_thread(void *arg)
 		ret = client_pingpong(cc, &mc, buf, echo);
 	else
 		ret = client_stream(cc, &mc, buf);
+	if (o->hold) {
+		/* Hold before the FINs, which end the connection. */
+		if (!ret && !o->tcp)
+			wait_acked(&mc, o);
+		hold_open(cl, o);
+		held = true;
+	}
 	if (!ret)
 		client_finish(cc, &mc);
 	if (!o->tcp)
 		r->have_info = mrc_info_get(mc.fd, &r->info);
 out:
 	gate_pass(cc);
-	if (o->hold)
+	if (o->hold && !held)
 		hold_open(cl, o);
 	if (r->start_ns && !r->end_ns)
 		r->end_ns = now_ns();

@@ -52,8 +52,9 @@ static void usage(FILE *f, bool full)
 		"      --seed N          content seed (default 1)\n"
 		"      --family N        address family number of AF_MRC\n"
 		"      --ready FILE      server: create FILE once listening\n"
-		"      --hold FILE       client: once done, create FILE.done and keep the\n"
-		"                        connections open until FILE exists\n"
+		"      --hold FILE       client: once all is sent and acknowledged, create\n"
+		"                        FILE.done and keep the connections open until\n"
+		"                        FILE exists\n"
 		"  -h, --help            this text\n",
 		MRCPERF_DEFAULT_PORT, MRCPERF_DEFAULT_TIME, MRCPERF_MAX_CONNS,
 		MRCPERF_DEFAULT_TIMEOUT);

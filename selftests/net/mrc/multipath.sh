@@ -1,0 +1,354 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Multipath on a real SRv6 data path: two hosts joined by four planes
+# (fabric.sh), each plane a spine running seg6local End. Every case moves
+# content-checked data (mrcperf --verify) and asserts on counters: the
+# connection's per-path counters (mrc -j -s conn show, read while
+# mrcperf --hold keeps the connection open), the MIB, and what a capture
+# on a spine saw. Nothing is timed.
+#
+#  - balance: 8 equal paths share 20,000+ packets evenly (12.5% +- 3%);
+#  - wire: packets carry an SRH with the path's segments, and each path has
+#    its own UDP source port and flow label;
+#  - reordering: paths of 1 ms and 20 ms at once cause no spurious
+#    retransmissions (< 1% of packets; nothing is lost, so every
+#    retransmission would be spurious);
+#  - ECN: a plane that marks CE gets under half the share of the others;
+#  - automatic set: with no path set, 16 entropy-only paths over the
+#    routing table, seen as distinct source ports on the wire;
+#  - denied: a denied path carries nothing.
+
+# Test functions run through run_test, which shellcheck cannot follow.
+# shellcheck disable=SC2317
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$(dirname "$0")"/lib.sh
+# shellcheck source-path=SCRIPTDIR source=fabric.sh
+source "$(dirname "$0")"/fabric.sh
+
+MRCPERF=$MRC_TOP/build/tools/mrcperf
+MRC=$MRC_TOP/build/tools/mrc
+PCAP=$MRC_SELFTEST_DIR/pcap_mrc.py
+SEED=${MRC_SEED:-$RANDOM}
+H1_ADDR=
+H2_ADDR=
+
+tmp=$(mktemp -d)
+cleanup() {
+	fab_cleanup
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit "$KSFT_FAIL"' INT TERM
+
+next_port() {
+	local port
+
+	port=$(cat "$tmp/port" 2>/dev/null || echo 6201)
+	echo $((port + 1)) > "$tmp/port"
+	echo "$port"
+}
+
+gone() {
+	! kill -0 "$1" 2>/dev/null
+}
+
+held_or_dead() {
+	[ -e "$tmp/hold.done" ] || ! kill -0 "$1" 2>/dev/null
+}
+
+# mib NAME: a counter of host 1's namespace.
+mib() {
+	# shellcheck disable=SC2016 # awk's own $1 and $2
+	ip netns exec "$(fab_ns_host 1)" awk -v c="$1" '$1 == c { print $2 }' \
+		/proc/net/mrc_stat
+}
+
+# mp_transfer CLIENT-ARGS...: a content-checked transfer from host 1 to
+# host 2. While the client holds its connection open at the end, host 1's
+# connections are saved to $tmp/conns.json. Passes only if both ends
+# verified everything.
+mp_transfer() {
+	local port limit spid cpid crc src
+
+	port=$(next_port)
+	limit=$(slow_limit 60)
+	rm -f "$tmp/ready" "$tmp/hold" "$tmp/hold.done" "$tmp/conns.json"
+	fab_exec_host 2 "$MRCPERF" -s -1 -p "$port" --timeout "$limit" \
+		--ready "$tmp/ready" > "$tmp/server.log" 2>&1 &
+	spid=$!
+	if ! wait_ready "$spid" "$tmp/ready"; then
+		sed 's/^/server: /' "$tmp/server.log"
+		return 1
+	fi
+	fab_exec_host 1 timeout -k 10 "$(slow_limit 200)" "$MRCPERF" -c "$H2_ADDR" \
+		-p "$port" --verify --seed "$SEED" --timeout "$limit" \
+		--hold "$tmp/hold" "$@" > "$tmp/client.log" 2>&1 &
+	cpid=$!
+	wait_for 200 held_or_dead "$cpid"
+	fab_exec_host 1 "$MRC" -j -s conn show > "$tmp/conns.json" 2> "$tmp/conns.err"
+	touch "$tmp/hold"
+	wait "$cpid"
+	crc=$?
+	wait_for 60 gone "$spid" || kill "$spid"
+	wait "$spid"
+	src=$?
+	if [ "$crc" -ne 0 ] || [ "$src" -ne 0 ]; then
+		echo "mrcperf $*: client exit $crc, server exit $src"
+		grep -Ev '^\[ *[0-9]+\] +[0-9]' "$tmp/client.log" | sed 's/^/client: /'
+		grep -Ev '^\[ *[0-9]+\] +[0-9]' "$tmp/server.log" | sed 's/^/server: /'
+		return 1
+	fi
+	grep -E '^\[SUM\]' "$tmp/client.log"
+	if [ ! -s "$tmp/conns.json" ]; then
+		echo "mrc conn show printed nothing"
+		cat "$tmp/conns.err"
+		return 1
+	fi
+}
+
+# conn_paths: "id sent retrans state" per path of host 1's connection to
+# host 2, from $tmp/conns.json; the first line is "nr auto".
+conn_paths() {
+	python3 - "$tmp/conns.json" "$H2_ADDR" <<'EOF'
+import ipaddress, json, sys
+conns = json.load(open(sys.argv[1]))
+if isinstance(conns, dict):
+    conns = conns.get("connections", [conns])
+peer = ipaddress.ip_address(sys.argv[2])
+for c in conns:
+    d = c.get("daddr") or c.get("dst") or ""
+    d = d.strip("[]").rsplit("]:", 1)[0] if d.startswith("[") else d
+    try:
+        if ipaddress.ip_address(d) != peer:
+            continue
+    except ValueError:
+        continue
+    if "paths" not in c:
+        continue
+    print(c.get("nr_paths", len(c["paths"])), 1 if c.get("auto") else 0)
+    for p in c["paths"]:
+        st = p.get("stats", p)
+        print(p["id"], st.get("pkts_sent", st.get("sent", 0)),
+              st.get("pkts_retrans", st.get("retrans", 0)), p.get("state", "?"))
+    sys.exit(0)
+sys.exit("no connection to %s in mrc conn show" % sys.argv[2])
+EOF
+}
+
+# set_paths HOST PEER "PLANE[:SID] ..." : replace HOST's paths to PEER with
+# one path per entry, ids 1, 2, ... in order.
+set_paths() {
+	local h=$1 peer=$2 id=0 e k j
+
+	fab_exec_host "$h" "$MRC" path flush || return 1
+	for e in $3; do
+		id=$((id + 1))
+		k=${e%%:*}
+		j=0
+		[ "$e" != "$k" ] && j=${e#*:}
+		fab_exec_host "$h" "$MRC" path add "$(fab_host_addr "$peer")"/128 \
+			segs "$(fab_sid "$k" "$j")" id "$id" || return 1
+	done
+}
+
+# Both directions use the same planes: ACKs come back on them.
+both_paths() {
+	set_paths 1 2 "$1" && set_paths 2 1 "$1"
+}
+
+test_balance() {
+	local nr total min max
+
+	both_paths "1 2 3 4 1:1 2:1 3:1 4:1" || return 1
+	mp_transfer -l 64K -n 440 || return 1
+	conn_paths > "$tmp/paths" || return 1
+	cat "$tmp/paths"
+	read -r nr _ < "$tmp/paths"
+	[ "$nr" -eq 8 ] || { echo "connection has $nr paths, not 8"; return 1; }
+	total=$(awk 'NR > 1 { s += $2 } END { print s }' "$tmp/paths")
+	[ "$total" -ge 20000 ] || { echo "only $total packets"; return 1; }
+	# Each share in per mille: 125 +- 30.
+	read -r min max <<< "$(awk -v t="$total" 'NR > 1 { v = int($2 * 1000 / t);
+		if (min == "" || v < min) min = v; if (v > max) max = v }
+		END { print min, max }' "$tmp/paths")"
+	echo "$total packets; smallest share $min per mille, largest $max"
+	[ "$min" -ge 95 ] && [ "$max" -le 155 ]
+}
+
+test_wire() {
+	local cap=$tmp/wire.pcap
+
+	both_paths "1 2 3 4 1:1 2:1 3:1 4:1" || return 1
+	fab_capture_start 2 1 up "$cap" || return 1
+	mp_transfer -l 64K -n 8
+	local rc=$?
+	fab_capture_stop
+	[ "$rc" -eq 0 ] || return 1
+	python3 "$PCAP" "$cap" > "$tmp/wire.json" || return 1
+	python3 - "$tmp/wire.json" "$H1_ADDR" "$H2_ADDR" "$(fab_sid 2 0)" \
+		"$(fab_sid 2 1)" <<'EOF'
+import ipaddress, json, sys
+pkts = json.load(open(sys.argv[1]))
+if isinstance(pkts, dict):
+    pkts = pkts.get("packets", [])
+h1, h2 = (ipaddress.ip_address(a) for a in sys.argv[2:4])
+sids = [str(ipaddress.ip_address(a)) for a in sys.argv[4:6]]
+groups = {}
+for p in pkts:
+    # The capture holds what host 1 sent to spine 2 (its source address
+    # is the one its route to the SID chose).
+    if p.get("dport") != 4797:
+        continue
+    segs = [str(ipaddress.ip_address(s))
+            for s in (p.get("srh") or {}).get("segments", [])]
+    if not segs:
+        sys.exit("an MRC packet from host 1 on spine 2 has no SRH")
+    if len(segs) != 2 or segs[0] not in sids or \
+       ipaddress.ip_address(segs[1]) != h2:
+        sys.exit("unexpected segment list %s" % segs)
+    g = groups.setdefault(segs[0], {"sport": set(), "label": set(), "n": 0})
+    g["sport"].add(p["sport"])
+    g["label"].add(p["flowlabel"])
+    g["n"] += 1
+for sid, g in sorted(groups.items()):
+    print("segs %s,%s: %d packets, sports %s, flow labels %s" %
+          (sid, h2, g["n"], sorted(g["sport"]), sorted(g["label"])))
+if sorted(groups) != sorted(sids):
+    sys.exit("expected both paths of plane 2 on the wire, saw %s" % sorted(groups))
+for g in groups.values():
+    if len(g["sport"]) != 1 or len(g["label"]) != 1:
+        sys.exit("a path used more than one source port or flow label")
+a, b = groups.values()
+if a["sport"] == b["sport"] or a["label"] == b["label"]:
+    sys.exit("two paths share a source port or flow label")
+EOF
+}
+
+test_reorder() {
+	local data0 retr0 data retr rc
+
+	both_paths "1 2" || return 1
+	fab_link_qdisc 1 1 up netem delay 1ms limit 10000 || return 1
+	fab_link_qdisc 1 2 up netem delay 20ms limit 10000 || return 1
+	data0=$(mib OutData)
+	retr0=$(mib OutRetrans)
+	mp_transfer -l 64K -n 150
+	rc=$?
+	fab_link_clear 1 1 up
+	fab_link_clear 1 2 up
+	[ "$rc" -eq 0 ] || return 1
+	conn_paths | tail -n +2
+	data=$(($(mib OutData) - data0))
+	retr=$(($(mib OutRetrans) - retr0))
+	echo "$data DATA packets sent, $retr retransmitted; in order: $(mib InOutOfOrder) (host 1)"
+	[ "$data" -gt 0 ] && [ $((retr * 100)) -lt "$data" ]
+}
+
+test_ecn() {
+	local rc
+
+	both_paths "1 2 3 4" || return 1
+	fab_link_qdisc 1 3 up netem loss 50% ecn limit 10000 || return 1
+	mp_transfer -l 64K -n 300
+	rc=$?
+	ip netns exec "$(fab_ns_host 1)" tc -s qdisc show dev p3 | grep -E "netem|Sent|marked" |
+		sed 's/^/qdisc: /'
+	fab_link_clear 1 3 up
+	[ "$rc" -eq 0 ] || return 1
+	conn_paths > "$tmp/paths" || return 1
+	cat "$tmp/paths"
+	awk 'NR > 1 { if ($1 == 3) m = $2; else { o += $2; n++ } }
+		END { avg = o / n; printf "marked plane %d packets, others %.0f on average\n", m, avg;
+		      exit !(m * 2 < avg) }' "$tmp/paths"
+}
+
+test_auto() {
+	local cap=$tmp/auto.pcap rc nr auto used ports
+
+	fab_exec_host 1 "$MRC" path flush && fab_exec_host 2 "$MRC" path flush || return 1
+	fab_capture_start 1 1 up "$cap" || return 1
+	mp_transfer -l 64K -n 8
+	rc=$?
+	fab_capture_stop
+	[ "$rc" -eq 0 ] || return 1
+	conn_paths > "$tmp/paths" || return 1
+	read -r nr auto < "$tmp/paths"
+	used=$(awk 'NR > 1 && $2 > 0' "$tmp/paths" | wc -l)
+	echo "automatic set: $nr paths ($auto), $used used"
+	[ "$auto" -eq 1 ] && [ "$nr" -eq 16 ] || { echo "not an automatic set of 16"; return 1; }
+	python3 "$PCAP" "$cap" > "$tmp/auto.json" || return 1
+	ports=$(python3 - "$tmp/auto.json" "$H1_ADDR" <<'EOF'
+import ipaddress, json, sys
+pkts = json.load(open(sys.argv[1]))
+if isinstance(pkts, dict):
+    pkts = pkts.get("packets", [])
+h1 = ipaddress.ip_address(sys.argv[2])
+mrc = [p for p in pkts if p.get("dport") == 4797]
+if any(p.get("srh") for p in mrc):
+    sys.exit("an automatic path carried an SRH")
+# DATA only: a RST answering a stray packet has entropy of its own.
+mrc = [p for p in mrc if (p.get("mrc") or {}).get("type") == 1]
+print(len({p["sport"] for p in mrc}))
+EOF
+) || return 1
+	echo "$ports distinct source ports on the wire"
+	[ "$used" -ge 8 ] && [ "$ports" -eq "$used" ]
+}
+
+test_denied() {
+	local cap=$tmp/denied.pcap rc n
+
+	both_paths "1 2 3 4" || return 1
+	fab_exec_host 1 "$MRC" path set "$H2_ADDR"/128 id 3 state denied || return 1
+	fab_capture_start 3 1 up "$cap" || return 1
+	mp_transfer -l 64K -n 100
+	rc=$?
+	fab_capture_stop
+	[ "$rc" -eq 0 ] || return 1
+	conn_paths > "$tmp/paths" || return 1
+	cat "$tmp/paths"
+	awk 'NR > 1 && $1 == 3 { exit !($2 == 0) }' "$tmp/paths" ||
+		{ echo "the denied path carried packets"; return 1; }
+	awk 'NR > 1 && $1 != 3 { exit !($2 > 0) }' "$tmp/paths" ||
+		{ echo "a good path carried nothing"; return 1; }
+	python3 "$PCAP" "$cap" > "$tmp/denied.json" || return 1
+	n=$(python3 - "$tmp/denied.json" "$H1_ADDR" <<'EOF'
+import ipaddress, json, sys
+pkts = json.load(open(sys.argv[1]))
+if isinstance(pkts, dict):
+    pkts = pkts.get("packets", [])
+h1 = ipaddress.ip_address(sys.argv[2])
+print(sum(1 for p in pkts if p.get("dport") == 4797))
+EOF
+)
+	echo "MRC packets from host 1 on the denied plane's spine: $n"
+	[ "$n" -eq 0 ]
+}
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "multipath.sh needs root"
+	exit "$KSFT_SKIP"
+fi
+mrc_loaded || { echo "mrc.ko is not loaded"; exit "$KSFT_SKIP"; }
+for t in tc tcpdump; do
+	command -v $t > /dev/null || { echo "$t is not installed"; exit "$KSFT_SKIP"; }
+done
+[ -x "$MRCPERF" ] && [ -x "$MRC" ] ||
+	{ echo "mrcperf or mrc is missing: run make tools"; exit "$KSFT_FAIL"; }
+
+ktap_begin 6
+echo "# seed $SEED (MRC_SEED=$SEED repeats it)"
+if ! fab_up 2 4; then
+	echo "# the fabric could not be built"
+	exit "$KSFT_FAIL"
+fi
+H1_ADDR=$(fab_host_addr 1)
+H2_ADDR=$(fab_host_addr 2)
+run_test "8 equal paths carry 12.5% +- 3% each" test_balance
+run_test "SRH segment list, source port and flow label per path" test_wire
+run_test "1 ms and 20 ms paths: under 1% retransmitted" test_reorder
+run_test "a CE-marking plane gets under half the others' share" test_ecn
+run_test "automatic set: 16 entropy-only paths" test_auto
+run_test "a denied path carries nothing" test_denied
+ktap_end
