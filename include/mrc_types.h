@@ -219,6 +219,8 @@ struct mrc_net {
  * @last_ack_us: time of the latest acknowledgment of a packet sent on it
  * @rack_xmit_us: send time of the latest-sent packet on it delivered
  * @rack_rtt_us: RTT of that packet
+ * @loss_recover: a loss on this path reduces the window again only once
+ *	&mrc_sock.snd_una passes this PSN
  * @sent: DATA transmissions
  * @bytes: DATA payload bytes sent
  * @acked: DATA packets acknowledged
@@ -249,6 +251,7 @@ struct mrc_cpath {
 	u32 last_ack_us;
 	u32 rack_xmit_us;
 	u32 rack_rtt_us;
+	u32 loss_recover;
 	u64 sent;
 	u64 bytes;
 	u64 acked;
@@ -434,6 +437,8 @@ struct mrc_stats {
  * @round_delivered: packets delivered in the current round trip
  * @prev_round_delivered: packets delivered in the previous round trip
  * @qa_end: no quick adapt until @snd_una passes this PSN
+ * @undo_cwnd: the window before the latest reduction for loss
+ * @undo_retrans: retransmissions since then not yet reported as spurious
  * @srtt_us: smoothed RTT (0: no sample yet)
  * @rttvar_us: RTT variation
  * @rto_us: retransmission timeout without backoff
@@ -510,6 +515,8 @@ struct mrc_sock {
 	u32 round_delivered;
 	u32 prev_round_delivered;
 	u32 qa_end;
+	u32 undo_cwnd;
+	u32 undo_retrans;
 	u32 srtt_us;
 	u32 rttvar_us;
 	u32 rto_us;

@@ -15,12 +15,16 @@
  *                            one path, and the path choice moves off it
  *
  * A delay over qa_delay_us (quick adapt) sets the window to what was
- * delivered in the last round trip, at most once per RTT. A loss halves
- * the window once per window of data. The settings are the namespace's
+ * delivered in the last round trip, at most once per RTT. A loss on one
+ * of N usable paths takes 1/(2N) of the window, once per window of data
+ * for that path: losses on every path halve it, as on one path. A
+ * reduction whose retransmissions all turn out spurious is undone. The
+ * settings are the namespace's
  * (MRC_CMD_CC_SET); Documentation/networking/mrc.rst describes them.
  */
 #include "cc.h"
 #include "conn.h"
+#include "mpath.h"
 #include "pernet.h"
 
 /**
@@ -73,6 +77,11 @@ static void mrc_cc_grow(struct mrc_sock *msk, u32 delivered, u32 gain)
  */
 static void mrc_cc_reduce(struct mrc_sock *msk, u32 cwnd)
 {
+	/* A new episode: its retransmissions decide whether to undo it. */
+	if (!msk->in_recovery) {
+		msk->undo_cwnd = msk->cwnd;
+		msk->undo_retrans = 0;
+	}
 	msk->cwnd = max_t(u32, cwnd, 2);
 	msk->ssthresh = msk->cwnd;
 	msk->cwnd_cnt = 0;
@@ -139,19 +148,53 @@ void mrc_cc_on_ack(struct sock *sk, u32 delivered, s32 delay_us, bool ce)
 }
 
 /**
- * mrc_cc_on_loss() - halve the window, once per window of data
+ * mrc_cc_on_loss() - reduce the window for a packet lost on a path
  * @sk: the socket, locked
+ * @pidx: the entry of the path the packet was lost on
+ *
+ * The path's share of a halving, once per window of data for the path.
  */
-void mrc_cc_on_loss(struct sock *sk)
+void mrc_cc_on_loss(struct sock *sk, u32 pidx)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
+	struct mrc_cpaths *cps = mrc_cps(msk);
+	struct mrc_cpath *cp = &cps->p[pidx];
+	u32 i, n = 0;
 
-	if (msk->in_recovery)
+	if (cp->loss_recover && mrc_before(msk->snd_una, cp->loss_recover))
 		return;
-	mrc_cc_reduce(msk, msk->cwnd / 2);
+	cp->loss_recover = msk->snd_nxt ?: 1;
+	for (i = 0; i < cps->nr; i++)
+		if (mrc_cp_usable(&cps->p[i]))
+			n++;
+	MRC_INC(sock_net(sk), CC_LOSS_DECREASE);
+	mrc_cc_reduce(msk, msk->cwnd - msk->cwnd / (2 * max_t(u32, n, 1)));
 	/* After 16 recoveries without a spurious one, back to a quarter. */
 	if (++msk->reo_recoveries >= 16) {
 		msk->reo_recoveries = 0;
 		msk->reo_mult = 1;
+	}
+}
+
+/**
+ * mrc_cc_on_spurious() - the peer received a retransmitted packet twice
+ * @sk: the socket, locked
+ *
+ * When every retransmission since the latest reduction turned out not to
+ * be needed, the reduction was for nothing: restore the window.
+ */
+void mrc_cc_on_spurious(struct sock *sk)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+
+	if (!msk->undo_retrans)
+		return;
+	if (--msk->undo_retrans)
+		return;
+	if (msk->undo_cwnd > msk->cwnd) {
+		MRC_INC(sock_net(sk), CC_UNDO);
+		msk->cwnd = msk->undo_cwnd;
+		msk->ssthresh = max(msk->ssthresh, msk->cwnd);
+		msk->in_recovery = false;
 	}
 }

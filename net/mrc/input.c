@@ -374,6 +374,7 @@ static void mrc_rcv_ack(struct sock *sk, struct sk_buff *skb)
 		MRC_INC(net, SPURIOUS_RETRANS);
 		msk->reo_mult = min_t(u8, msk->reo_mult + 1, MRC_REO_MULT_MAX);
 		msk->reo_recoveries = 0;
+		mrc_cc_on_spurious(sk);
 	}
 	/* The echoed EV names the path of the packet that triggered the ACK:
 	 * its RTT and its mark belong to that path.
@@ -432,6 +433,7 @@ static void mrc_rcv_nack(struct sock *sk, struct sk_buff *skb)
 	pkt = msk->txq[psn % MRC_WND];
 	if (pkt && !MRC_TX_CB(pkt)->lost) {
 		mrc_mark_lost(sk, MRC_TX_CB(pkt));
+		mrc_cc_on_loss(sk, MRC_TX_CB(pkt)->pidx);
 		mrc_push(sk);
 	}
 }

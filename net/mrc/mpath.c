@@ -272,7 +272,13 @@ void mrc_cp_refresh(struct sock *sk)
 	mrc_cp_rto_scan(msk);
 }
 
-static bool mrc_cp_usable(const struct mrc_cpath *cp)
+/**
+ * mrc_cp_usable() - a path may carry the connection's packets
+ * @cp: the path
+ *
+ * Return: it is good (or automatic), not deleted, and its SRH fits.
+ */
+bool mrc_cp_usable(const struct mrc_cpath *cp)
 {
 	const struct mrc_path *p = cp->path;
 

@@ -16,6 +16,7 @@ static inline struct mrc_cpaths *mrc_cps(struct mrc_sock *msk)
 int mrc_cp_init(struct sock *sk, gfp_t gfp);
 void mrc_cp_destroy(struct sock *sk);
 void mrc_cp_refresh(struct sock *sk);
+bool mrc_cp_usable(const struct mrc_cpath *cp);
 int mrc_cp_find(const struct mrc_cpaths *cps, u16 id);
 int mrc_cp_choose(struct sock *sk, int avoid);
 int mrc_cp_choose_ctrl(struct sock *sk, int ev);

@@ -187,6 +187,8 @@ static void mrc_count_xmit(struct sock *sk, struct mrc_tx_cb *cb, u32 i,
 
 	cb->xmit_us = now;
 	cb->xmits++;
+	if (cb->xmits > 1)
+		msk->undo_retrans++;
 	mrc_cp_on_xmit(sk, cb, i, now);
 	msk->stats.pkts_sent++;
 	MRC_INC(sock_net(sk), OUT_DATA);
@@ -464,7 +466,6 @@ void mrc_detect_losses(struct sock *sk)
 	struct mrc_sock *msk = mrc_sk(sk);
 	struct mrc_cpaths *cps = mrc_cps(msk);
 	u32 now = mrc_now_us(), wait = U32_MAX, psn;
-	bool lost = false;
 
 	for (psn = msk->snd_una; mrc_before(psn, msk->snd_nxt); psn++) {
 		struct sk_buff *skb = *mrc_txq_slot(msk, psn);
@@ -484,7 +485,7 @@ void mrc_detect_losses(struct sock *sk)
 				     mrc_reo_wnd_us(msk, cp) - now);
 			if (left <= 0) {
 				mrc_mark_lost(sk, cb);
-				lost = true;
+				mrc_cc_on_loss(sk, cb->pidx);
 				MRC_INC(sock_net(sk), RACK_LOST);
 				continue;
 			}
@@ -496,14 +497,12 @@ void mrc_detect_losses(struct sock *sk)
 		left = (s32)(cb->xmit_us + tmo - now);
 		if (left <= 0) {
 			mrc_mark_lost(sk, cb);
-			lost = true;
+			mrc_cc_on_loss(sk, cb->pidx);
 			MRC_INC(sock_net(sk), PATH_TIME_LOST);
 		} else {
 			wait = min_t(u32, wait, left);
 		}
 	}
-	if (lost)
-		mrc_cc_on_loss(sk);
 	if (wait != U32_MAX)
 		mrc_arm_rtx_at(sk, wait);
 }
@@ -539,7 +538,11 @@ static void mrc_rto_fired(struct sock *sk)
 		}
 		first = false;
 	}
-	/* Slow start again from two packets, as TCP does after an RTO. */
+	/* Slow start again from two packets, as TCP does after an RTO; undone
+	 * if every retransmission turns out not to have been needed.
+	 */
+	msk->undo_cwnd = max(msk->cwnd, msk->in_recovery ? msk->undo_cwnd : 0);
+	msk->undo_retrans = 0;
 	msk->cwnd = 2;
 	msk->cwnd_cnt = 0;
 	msk->in_recovery = false;
