@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * mrc conn show: the namespace's connections, the way ss shows TCP's:
- * addresses, ids, state, and the counters of getsockopt(MRC_INFO).
+ * addresses, ids, state, the counters of getsockopt(MRC_INFO), and the
+ * paths each sprays over with their counters.
  */
 #include <arpa/inet.h>
 #include <libmnl/libmnl.h>
@@ -85,7 +86,7 @@ void print_conn(const struct nlattr *nest)
 
 	nl_check(nest, NL_NEST);
 	nl_parse_nest(nest, policy, MRC_CA_MAX, tb);
-	for (i = 1; i <= MRC_CA_MAX; i++)
+	for (i = 1; i <= MRC_CA_RTOS; i++)
 		if (!tb[i])
 			nl_fail("malformed reply from the kernel (incomplete connection)");
 	print_end(tb[MRC_CA_SADDR], tb[MRC_CA_SPORT], "saddr", "sport", "%s");
@@ -104,17 +105,92 @@ void print_conn(const struct nlattr *nest)
 	}
 }
 
+/* One of a connection's paths (an MRC_CA_PATH nest): a line with -s. */
+static void print_conn_path(const struct nlattr *nest)
+{
+	static const int policy[MRC_PA_MAX + 1] = {
+		[MRC_PA_ID] = sizeof(u32),
+		[MRC_PA_STATE] = sizeof(u8),
+		[MRC_PA_STATS] = NL_NEST,
+	};
+	enum print_type t = opts.stats ? PRINT_ANY : PRINT_JSON;
+	const struct nlattr *tb[MRC_PA_MAX + 1];
+	char num[16];
+
+	nl_check(nest, NL_NEST);
+	nl_parse_nest(nest, policy, MRC_PA_MAX, tb);
+	if (!tb[MRC_PA_ID] || !tb[MRC_PA_STATE])
+		nl_fail("malformed reply from the kernel (path without id or state)");
+	open_json_object(NULL);
+	print_u64(t, "id", "\tid %llu", mnl_attr_get_u32(tb[MRC_PA_ID]));
+	print_string(t, "state", " state %s",
+		     keyword_name(path_states, mnl_attr_get_u8(tb[MRC_PA_STATE]),
+				  num, sizeof(num)));
+	if (tb[MRC_PA_STATS])
+		print_path_stats(tb[MRC_PA_STATS], t, " ");
+	if (opts.stats)
+		print_nl();
+	close_json_object();
+}
+
+/**
+ * struct conn_show - where the output of conn show is
+ * @in_conn: a connection is printed (its JSON object and paths array open)
+ * @lcid: its local connection id
+ *
+ * A connection with more paths than fit one message continues in the
+ * next, so a message about the connection just printed adds paths to it.
+ */
+static struct conn_show {
+	bool in_conn;
+	u32 lcid;
+} show;
+
+static void show_end_conn(void)
+{
+	if (!show.in_conn)
+		return;
+	close_json_array();
+	close_json_object();
+	show.in_conn = false;
+}
+
+/* A line for the connection, unless it continues, then its paths. */
 static void conn_cb(const struct nlmsghdr *nlh)
 {
-	const struct nlattr *a;
+	static const int policy[MRC_CA_MAX + 1] = {
+		[MRC_CA_LOCAL_CID] = sizeof(u32),
+		[MRC_CA_NR_PATHS] = sizeof(u32),
+		[MRC_CA_AUTO] = NL_FLAG,
+	};
+	enum print_type t = opts.stats ? PRINT_ANY : PRINT_JSON;
+	const struct nlattr *tb[MRC_CA_MAX + 1], *a, *p;
+	u32 lcid;
 
 	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
 		if (mnl_attr_get_type(a) != MRC_A_CONN)
 			continue;
-		open_json_object(NULL);
-		print_conn(a);
-		print_nl();
-		close_json_object();
+		nl_check(a, NL_NEST);
+		nl_parse_nest(a, policy, MRC_CA_MAX, tb);
+		if (!tb[MRC_CA_LOCAL_CID])
+			nl_fail("malformed reply from the kernel (incomplete connection)");
+		lcid = mnl_attr_get_u32(tb[MRC_CA_LOCAL_CID]);
+		if (!show.in_conn || lcid != show.lcid) {
+			show_end_conn();
+			open_json_object(NULL);
+			print_conn(a);
+			/* A listener sprays over nothing: 0 paths. */
+			print_u64(t, "nr_paths", " paths %llu", tb[MRC_CA_NR_PATHS] ?
+				  mnl_attr_get_u32(tb[MRC_CA_NR_PATHS]) : 0);
+			print_bool(t, "auto", " auto", tb[MRC_CA_AUTO]);
+			print_nl();
+			open_json_array("paths");
+			show.in_conn = true;
+			show.lcid = lcid;
+		}
+		mnl_attr_for_each_nested(p, a)
+			if (mnl_attr_get_type(p) == MRC_CA_PATH)
+				print_conn_path(p);
 	}
 }
 
@@ -131,6 +207,7 @@ int do_conn(int argc, char **argv)
 	nlh = nl_request(MRC_CMD_CONN_GET, NLM_F_DUMP, 0);
 	open_json_array(NULL);
 	nl_talk(nlh, conn_cb);
+	show_end_conn();
 	close_json_array();
 	return 0;
 }

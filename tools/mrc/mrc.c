@@ -49,18 +49,24 @@ void usage(FILE *f, int status)
 		"       mrc path flush\n"
 		"       mrc pathset set PREFIX min-active N\n"
 		"       mrc conn show\n"
+		"       mrc cc show\n"
+		"       mrc cc set SETTING VALUE [SETTING VALUE...]\n"
 		"       mrc stats\n"
 		"       mrc monitor\n"
 		"       mrc help\n"
 		"       mrc OBJECT help\n"
-		"where  OBJECT := { path | pathset | conn | stats | monitor }\n"
+		"where  OBJECT := { path | pathset | conn | cc | stats | monitor }\n"
 		"       PREFIX := IPv6 ADDR[/LEN]; without /LEN it is ADDR/128\n"
 		"       ID := the path's id (its EV), 0 to 65535\n"
+		"       SETTING := { base-rtt | target-delay | max-cwnd | ai | fi | md |\n"
+		"                    qa-delay | ecn-cooldown }; times in microseconds\n"
 		"\n"
 		"Options:\n"
 		"  -j, --json          print JSON\n"
 		"  -p, --pretty        with -j, indent the JSON\n"
-		"  -s, --stats         path show: the reason and age of each path's state\n"
+		"  -s, --stats         path show: the reason and age of each path's state,\n"
+		"                      and its counters; conn show: more counters, and\n"
+		"                      a line per path (JSON always has it all)\n"
 		"  -n, --netns NETNS   work in the network namespace %s/NETNS\n"
 		"  -h, --help          this text\n"
 		"\n"
@@ -244,6 +250,7 @@ static const struct {
 	{ "stats", do_stats },
 	{ "monitor", do_monitor },
 	{ "conn", do_conn },
+	{ "cc", do_cc },
 };
 
 int main(int argc, char **argv)

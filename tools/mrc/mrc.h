@@ -6,8 +6,10 @@
  *   mrc.c      options, usage, the command line's words, main
  *   nl.c       the netlink socket: family lookup, requests, errors
  *   print.c    output helpers that print text or JSON from the same calls
- *   path.c     mrc path ..., mrc pathset ...
+ *   path.c     mrc path ..., mrc pathset ..., a path's counters
  *   stats.c    mrc stats
+ *   conn.c     mrc conn show
+ *   cc.c       mrc cc ...
  *   monitor.c  mrc monitor
  */
 #ifndef _MRC_TOOL_H
@@ -92,12 +94,17 @@ struct nlattr;
 
 typedef void (*nl_msg_cb)(const struct nlmsghdr *nlh);
 
+/* Writes to @buf what the command line called attribute @a, or nothing. */
+typedef void (*nl_attr_name)(const struct nlattr *a, char *buf, size_t len);
+
 /* What nl_parse_*() and nl_check() want of an attribute, if not a length. */
 #define NL_NEST		(-1)
 #define NL_STRING	(-2)
+#define NL_FLAG		(-3)
 
 struct nlmsghdr *nl_request(u8 cmd, u16 flags, size_t room);
 void nl_talk(struct nlmsghdr *nlh, nl_msg_cb cb);
+void nl_talk_named(struct nlmsghdr *nlh, nl_msg_cb cb, nl_attr_name name);
 noreturn void nl_listen_events(nl_msg_cb cb);
 void nl_parse_msg(const struct nlmsghdr *nlh, const int *policy,
 		  unsigned int max, const struct nlattr **tb);
@@ -119,14 +126,20 @@ void close_json_array(void);
 void print_string(enum print_type t, const char *key, const char *fmt,
 		  const char *val);
 void print_u64(enum print_type t, const char *key, const char *fmt, u64 val);
+void print_bool(enum print_type t, const char *key, const char *fmt, bool val);
+void print_float(enum print_type t, const char *key, const char *fmt,
+		 double val);
 void print_nl(void);
 
 /* The commands: argc and argv hold the words after OBJECT. */
 int do_path(int argc, char **argv);
+void print_path_stats(const struct nlattr *nest, enum print_type t,
+		      const char *sep);
 int do_pathset(int argc, char **argv);
 int do_stats(int argc, char **argv);
 int do_conn(int argc, char **argv);
 void print_conn(const struct nlattr *nest);
 int do_monitor(int argc, char **argv);
+int do_cc(int argc, char **argv);
 
 #endif /* _MRC_TOOL_H */

@@ -35,12 +35,16 @@ static struct {
  * @error: errno the kernel answered with, 0 for success
  * @done: the ack or the end of the dump has come
  * @msg: the kernel's extack message, empty if none
+ * @bad_off: where in the request the attribute at fault starts, 0 if unsaid
+ * @range: the values its policy allows, " (min to max)", empty if unsaid
  */
 struct nl_talk {
 	nl_msg_cb cb;
 	int error;
 	bool done;
 	char msg[NL_ERRMSG_LEN];
+	u32 bad_off;
+	char range[48];
 };
 
 static bool attr_ok(const struct nlattr *a, int want)
@@ -50,6 +54,8 @@ static bool attr_ok(const struct nlattr *a, int want)
 		return mnl_attr_validate(a, MNL_TYPE_NESTED) >= 0;
 	case NL_STRING:
 		return mnl_attr_validate(a, MNL_TYPE_NUL_STRING) >= 0;
+	case NL_FLAG:
+		return !mnl_attr_get_payload_len(a);
 	default:
 		return mnl_attr_get_payload_len(a) == want;
 	}
@@ -58,7 +64,7 @@ static bool attr_ok(const struct nlattr *a, int want)
 /**
  * nl_check() - end the program unless an attribute is as expected
  * @a: the attribute
- * @want: its payload length, or NL_NEST or NL_STRING
+ * @want: its payload length, or NL_NEST, NL_STRING or NL_FLAG
  */
 void nl_check(const struct nlattr *a, int want)
 {
@@ -69,7 +75,8 @@ void nl_check(const struct nlattr *a, int want)
 
 /**
  * struct nl_table - where nl_parse_*() index attributes
- * @policy: by type, the payload length or NL_NEST or NL_STRING; 0 to skip
+ * @policy: by type, the payload length or NL_NEST, NL_STRING or NL_FLAG;
+ *	0 to skip
  * @max: the highest type indexed
  * @tb: by type, the attribute or NULL
  */
@@ -120,10 +127,16 @@ void nl_parse_nest(const struct nlattr *nest, const int *policy,
 	mnl_attr_parse_nested(nest, parse_cb, &t);
 }
 
-/* One whole message, however large: the buffer grows to what is queued. */
+/*
+ * One whole message, however large: the buffer grows to what is queued (a
+ * path-get reply of a full set is over 64 KiB). A message cut short all
+ * the same ends the program rather than be parsed in part.
+ */
 static ssize_t nl_recv(void)
 {
 	int fd = mnl_socket_get_fd(nl.sock);
+	struct iovec iov;
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 	ssize_t n;
 
 	for (;;) {
@@ -140,27 +153,59 @@ static ssize_t nl_recv(void)
 	}
 	if (n < 0)
 		return n;
+	iov.iov_base = nl.rbuf;
+	iov.iov_len = nl.rlen;
 	do
-		n = recv(fd, nl.rbuf, nl.rlen, 0);
+		n = recvmsg(fd, &mh, 0);
 	while (n < 0 && errno == EINTR);
+	if (n >= 0 && (mh.msg_flags & MSG_TRUNC))
+		nl_fail("netlink receive: message truncated to %zu bytes", nl.rlen);
 	return n;
 }
 
 /* NL_SET_ERR_MSG_MOD() starts with the module's name, as our "mrc: " does. */
 #define NL_MOD_PREFIX	"mrc: "
 
+/* The values the policy of the attribute at fault allows, if it says. */
+static void extack_range(const struct nlattr *pol, struct nl_talk *t)
+{
+	static const int policy[NL_POLICY_TYPE_ATTR_MAX + 1] = {
+		[NL_POLICY_TYPE_ATTR_MIN_VALUE_U] = sizeof(u64),
+		[NL_POLICY_TYPE_ATTR_MAX_VALUE_U] = sizeof(u64),
+	};
+	const struct nlattr *tb[NL_POLICY_TYPE_ATTR_MAX + 1];
+
+	if (mnl_attr_validate(pol, MNL_TYPE_NESTED) < 0)
+		return;
+	nl_parse_nest(pol, policy, NL_POLICY_TYPE_ATTR_MAX, tb);
+	if (tb[NL_POLICY_TYPE_ATTR_MIN_VALUE_U] && tb[NL_POLICY_TYPE_ATTR_MAX_VALUE_U])
+		snprintf(t->range, sizeof(t->range), " (%llu to %llu)",
+			 (u64)mnl_attr_get_u64(tb[NL_POLICY_TYPE_ATTR_MIN_VALUE_U]),
+			 (u64)mnl_attr_get_u64(tb[NL_POLICY_TYPE_ATTR_MAX_VALUE_U]));
+}
+
 static int extack_cb(const struct nlattr *a, void *data)
 {
 	struct nl_talk *t = data;
 	const char *msg;
 
-	if (mnl_attr_get_type(a) != NLMSGERR_ATTR_MSG ||
-	    mnl_attr_validate(a, MNL_TYPE_NUL_STRING) < 0)
-		return MNL_CB_OK;
-	msg = mnl_attr_get_str(a);
-	if (!strncmp(msg, NL_MOD_PREFIX, strlen(NL_MOD_PREFIX)))
-		msg += strlen(NL_MOD_PREFIX);
-	snprintf(t->msg, sizeof(t->msg), "%s", msg);
+	switch (mnl_attr_get_type(a)) {
+	case NLMSGERR_ATTR_MSG:
+		if (mnl_attr_validate(a, MNL_TYPE_NUL_STRING) < 0)
+			break;
+		msg = mnl_attr_get_str(a);
+		if (!strncmp(msg, NL_MOD_PREFIX, strlen(NL_MOD_PREFIX)))
+			msg += strlen(NL_MOD_PREFIX);
+		snprintf(t->msg, sizeof(t->msg), "%s", msg);
+		break;
+	case NLMSGERR_ATTR_OFFS:
+		if (mnl_attr_validate(a, MNL_TYPE_U32) >= 0)
+			t->bad_off = mnl_attr_get_u32(a);
+		break;
+	case NLMSGERR_ATTR_POLICY:
+		extack_range(a, t);
+		break;
+	}
 	return MNL_CB_OK;
 }
 
@@ -340,23 +385,52 @@ struct nlmsghdr *nl_request(u8 cmd, u16 flags, size_t room)
 	return put_header(nl.family, cmd, MRC_GENL_VERSION, flags);
 }
 
+/* The attribute @off bytes into @nlh, if one lies whole there. */
+static const struct nlattr *request_attr(const struct nlmsghdr *nlh, u32 off)
+{
+	const struct nlattr *a = (const void *)((const char *)nlh + off);
+
+	if (off < mnl_nlmsg_size(sizeof(struct genlmsghdr)) ||
+	    off + MNL_ATTR_HDRLEN > nlh->nlmsg_len ||
+	    a->nla_len < MNL_ATTR_HDRLEN || off + a->nla_len > nlh->nlmsg_len)
+		return NULL;
+	return a;
+}
+
 /**
- * nl_talk() - send a request and wait for its ack or the end of its dump
+ * nl_talk_named() - send a request and wait for its ack or the end of its dump
  * @nlh: from nl_request()
  * @cb: called for each reply message, or NULL
+ * @name: for an error that points at an attribute of @nlh, writes what the
+ *	command line called it; NULL if the kernel's message says enough
  *
- * An error ends the program with the kernel's message; a message that comes
- * with success is printed as a warning.
+ * An error ends the program with the kernel's message, after the name of
+ * the attribute at fault and before the values its policy allows, when
+ * known; a message that comes with success is printed as a warning.
  */
-void nl_talk(struct nlmsghdr *nlh, nl_msg_cb cb)
+void nl_talk_named(struct nlmsghdr *nlh, nl_msg_cb cb, nl_attr_name name)
 {
 	struct nl_talk t = { .cb = cb };
+	const struct nlattr *bad;
+	char what[64] = "";
 
 	talk(nlh, &t);
-	if (t.error)
-		nl_fail("%s", t.msg[0] ? t.msg : strerror(t.error));
+	if (t.error) {
+		bad = request_attr(nlh, t.bad_off);
+		if (name && bad)
+			name(bad, what, sizeof(what));
+		nl_fail("%s%s%s%s", what, what[0] ? ": " : "",
+			t.msg[0] ? t.msg : strerror(t.error),
+			t.error == ERANGE ? t.range : "");
+	}
 	if (t.msg[0])
 		warnx("warning: %s", t.msg);
+}
+
+/* nl_talk_named() for a request whose errors need no name. */
+void nl_talk(struct nlmsghdr *nlh, nl_msg_cb cb)
+{
+	nl_talk_named(nlh, cb, NULL);
 }
 
 /**

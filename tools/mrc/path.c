@@ -222,6 +222,80 @@ static int path_flush(int argc, char **argv)
 	return 0;
 }
 
+/* A path's counters, as conn show prints them too, in this order. */
+static const struct {
+	int attr;
+	const char *key;
+	const char *word;
+	const char *unit;
+} path_counters[] = {
+	{ MRC_PS_PKTS_SENT, "sent", "sent", "" },
+	{ MRC_PS_BYTES_SENT, "bytes", "bytes", "" },
+	{ MRC_PS_PKTS_ACKED, "acked", "acked", "" },
+	{ MRC_PS_PKTS_RETRANS, "retrans", "retrans", "" },
+	{ MRC_PS_ECN_MARKS, "ecn", "ecn", "" },
+	{ MRC_PS_TRIMS, "trims", "trims", "" },
+	{ MRC_PS_LOSSES, "losses", "losses", "" },
+	{ MRC_PS_PROBES, "probes", "probes", "" },
+	{ MRC_PS_SRTT_US, "srtt_us", "srtt", "us" },
+	{ MRC_PS_MIN_RTT_US, "min_rtt_us", "min_rtt", "us" },
+	{ MRC_PS_INFLIGHT, "inflight", "inflight", "" },
+};
+
+/**
+ * print_path_stats() - a path's counters (an MRC_PA_STATS nest)
+ * @nest: the nest
+ * @t: where to print them: PRINT_ANY, or PRINT_JSON for JSON only
+ * @sep: the text before the first counter
+ *
+ * In JSON, a "stats" object. Only the counters the kernel sends are
+ * printed: those of a connection's path have more than a set's.
+ */
+void print_path_stats(const struct nlattr *nest, enum print_type t,
+		      const char *sep)
+{
+	static const int policy[MRC_PS_MAX + 1] = {
+		[MRC_PS_PKTS_SENT] = sizeof(u64),
+		[MRC_PS_PKTS_ACKED] = sizeof(u64),
+		[MRC_PS_PKTS_RETRANS] = sizeof(u64),
+		[MRC_PS_ECN_MARKS] = sizeof(u64),
+		[MRC_PS_TRIMS] = sizeof(u64),
+		[MRC_PS_LOSSES] = sizeof(u64),
+		[MRC_PS_PROBES] = sizeof(u64),
+		[MRC_PS_SRTT_US] = sizeof(u32),
+		[MRC_PS_MIN_RTT_US] = sizeof(u32),
+		[MRC_PS_INFLIGHT] = sizeof(u32),
+		[MRC_PS_ECN_FRAC] = sizeof(u32),
+		[MRC_PS_BYTES_SENT] = sizeof(u64),
+	};
+	const struct nlattr *tb[MRC_PS_MAX + 1], *c;
+	char fmt[48];
+	size_t i;
+	u64 v;
+
+	nl_check(nest, NL_NEST);
+	nl_parse_nest(nest, policy, MRC_PS_MAX, tb);
+	open_json_object("stats");
+	for (i = 0; i < ARRAY_SIZE(path_counters); i++) {
+		c = tb[path_counters[i].attr];
+		if (!c)
+			continue;
+		v = policy[path_counters[i].attr] == sizeof(u64) ?
+			mnl_attr_get_u64(c) : mnl_attr_get_u32(c);
+		snprintf(fmt, sizeof(fmt), "%s%s %%llu%s", sep,
+			 path_counters[i].word, path_counters[i].unit);
+		print_u64(t, path_counters[i].key, fmt, v);
+		sep = " ";
+	}
+	/* The kernel keeps it in 1024ths; a fraction reads better. */
+	if (tb[MRC_PS_ECN_FRAC]) {
+		snprintf(fmt, sizeof(fmt), "%secn_frac %%.3f", sep);
+		print_float(t, "ecn_frac", fmt,
+			    mnl_attr_get_u32(tb[MRC_PS_ECN_FRAC]) / 1024.0);
+	}
+	close_json_object();
+}
+
 static void print_path(const struct nlattr *nest)
 {
 	static const int policy[MRC_PA_MAX + 1] = {
@@ -232,6 +306,7 @@ static void print_path(const struct nlattr *nest)
 		[MRC_PA_STATE] = sizeof(u8),
 		[MRC_PA_REASON] = sizeof(u8),
 		[MRC_PA_CHANGED_MS] = sizeof(u64),
+		[MRC_PA_STATS] = NL_NEST,
 	};
 	enum print_type detail = opts.stats ? PRINT_ANY : PRINT_JSON;
 	const struct nlattr *tb[MRC_PA_MAX + 1], *seg;
@@ -274,6 +349,8 @@ static void print_path(const struct nlattr *nest)
 	if (tb[MRC_PA_CHANGED_MS])
 		print_u64(detail, "changed_ms", " changed %llums",
 			  mnl_attr_get_u64(tb[MRC_PA_CHANGED_MS]));
+	if (tb[MRC_PA_STATS])
+		print_path_stats(tb[MRC_PA_STATS], detail, "\n\t\t");
 	print_nl();
 	close_json_object();
 }

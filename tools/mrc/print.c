@@ -108,6 +108,29 @@ void print_u64(enum print_type t, const char *key, const char *fmt, u64 val)
 	}
 }
 
+/* The text is @fmt, as is, when @val is true; nothing when it is false. */
+void print_bool(enum print_type t, const char *key, const char *fmt, bool val)
+{
+	if (opts.json && (t & PRINT_JSON)) {
+		json_key(key);
+		fputs(val ? "true" : "false", stdout);
+	} else if (!opts.json && (t & PRINT_FP) && fmt && val) {
+		fputs(fmt, stdout);
+	}
+}
+
+/* JSON gets six significant digits, whatever @fmt gives the text. */
+void print_float(enum print_type t, const char *key, const char *fmt,
+		 double val)
+{
+	if (opts.json && (t & PRINT_JSON)) {
+		json_key(key);
+		printf("%g", val);
+	} else if (!opts.json && (t & PRINT_FP) && fmt) {
+		printf(fmt, val);
+	}
+}
+
 void print_nl(void)
 {
 	if (!opts.json)

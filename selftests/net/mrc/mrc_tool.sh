@@ -3,7 +3,8 @@
 #
 # The mrc tool and the mrc generic netlink family, end to end: round trips
 # checked through -j, every bad input (clear message, non-zero exit,
-# nothing changed), namespace isolation, permissions, monitor, and limits.
+# nothing changed), namespace isolation, permissions, monitor, limits,
+# congestion-control settings, and the counters of paths and connections.
 
 source "$(dirname "$0")"/lib.sh
 
@@ -11,11 +12,20 @@ MRC=$MRC_TOP/build/tools/mrc
 suffix=$RANDOM
 NS=mrc-tool-$suffix
 NS2=mrc-tool2-$suffix
+# Namespaces of their own for connections whose counters are summed.
+NS_CONN=mrc-tool-conn-$suffix
 tmp=$(mktemp -d)
-echo "# namespaces $NS $NS2"
+AUTO_PATHS=/sys/module/mrc/parameters/auto_paths
+auto_paths=$(cat "$AUTO_PATHS")
+echo "# namespaces $NS $NS2 $NS_CONN-*"
+
+# The congestion-control settings of a new namespace.
+CC_DEFAULTS='{"base_rtt_us": 0, "target_delay_us": 2000, "max_cwnd": 256, "ai": 1,
+	"fi": 1, "md": 512, "qa_delay_us": 50000, "ecn_cooldown_us": 1000}'
 
 cleanup() {
-	ns_del "$NS" "$NS2"
+	echo "$auto_paths" > "$AUTO_PATHS"
+	ns_del "$NS" "$NS2" "$NS_CONN-16" "$NS_CONN-256"
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -24,11 +34,22 @@ m() {
 	"$MRC" -n "$NS" "$@"
 }
 
-# json_check EXPR: evaluate a Python expression on `path show -j`, as `d`.
+# nobody ARGS...: mrc in $NS as an unprivileged user.
+nobody() {
+	ip netns exec "$NS" setpriv --reuid 65534 --regid 65534 --clear-groups \
+		"$MRC" "$@"
+}
+
+# json_check EXPR [ARGS...]: evaluate a Python expression on the output of
+# `mrc -j ARGS` (path show by default), as `d`.
 json_check() {
-	m -j path show > "$tmp/show.json" || return 1
+	local expr=$1
+
+	shift
+	[ $# -gt 0 ] || set -- path show
+	m -j "$@" > "$tmp/show.json" || return 1
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if eval(sys.argv[2]) else 1)' \
-		"$tmp/show.json" "$1" || { echo "not true of path show -j: $1"; cat "$tmp/show.json"; return 1; }
+		"$tmp/show.json" "$expr" || { echo "not true of $* -j: $expr"; cat "$tmp/show.json"; return 1; }
 }
 
 setup() {
@@ -60,14 +81,14 @@ test_round_trip() {
 	m stats | grep -q InPkts || { echo "stats has no InPkts"; return 1; }
 }
 
-# The path table without the time since each change, which moves on.
+# The path table without the time since each change, which moves on, and
+# the congestion-control settings: what a refused command must not change.
 table() {
-	m -j path show | python3 -c 'import json,sys
-d = json.load(sys.stdin)
-for s in d:
-	for p in s["paths"]:
-		p.pop("changed_ms", None)
-print(json.dumps(d, sort_keys=True))'
+	local paths
+
+	paths=$(m -j path show) || return 1
+	sed -E 's/"changed_ms":[0-9]+//g' <<< "$paths"
+	m -j cc show
 }
 
 # bad CASE MESSAGE ARGS...: the command fails, says MESSAGE, changes nothing.
@@ -88,7 +109,7 @@ bad() {
 		return 1
 	fi
 	if ! cmp -s "$tmp/before" "$tmp/after"; then
-		echo "$what: the path table changed"
+		echo "$what: the path table or the cc settings changed"
 		return 1
 	fi
 	echo "$what: $(head -n 1 "$tmp/out")"
@@ -129,12 +150,10 @@ test_unprivileged() {
 
 	m path flush
 	m path add 2001:db8:8::/64 || return 1
-	out=$(ip netns exec "$NS" setpriv --reuid 65534 --regid 65534 --clear-groups \
-		"$MRC" path add 2001:db8:9::/64 2>&1) && { echo "nobody added a path"; return 1; }
+	out=$(nobody path add 2001:db8:9::/64 2>&1) && { echo "nobody added a path"; return 1; }
 	echo "nobody adding: $out"
 	grep -qi "not permitted" <<< "$out" || return 1
-	ip netns exec "$NS" setpriv --reuid 65534 --regid 65534 --clear-groups \
-		"$MRC" path show | grep -q 2001:db8:8:: || { echo "nobody cannot read"; return 1; }
+	nobody path show | grep -q 2001:db8:8:: || { echo "nobody cannot read"; return 1; }
 	json_check 'len(d) == 1'
 }
 
@@ -191,6 +210,10 @@ test_limits() {
 			return 1
 	done
 	json_check '[len(s["paths"]) for s in d] == [256]' || return 1
+	# The set alone: one reply of about 100 KiB, more than the tool's
+	# first receive buffer.
+	json_check '[len(s["paths"]) for s in d] == [256]' path show 2001:db8:b::/64 ||
+		return 1
 	bad "257th path" "too many paths" path add 2001:db8:b::/64 id 300 || return 1
 	m path flush
 	for i in $(seq 0 1023); do
@@ -216,7 +239,7 @@ test_conn_show() {
 	m -j conn show > "$tmp/conns"
 	kill "$cpid" "$spid" 2>/dev/null
 	wait "$cpid" "$spid" 2>/dev/null
-	cat "$tmp/conns"
+	m conn show
 	# The client's connection and the server's, each other's mirror.
 	python3 -c 'import json,sys
 c = [x for x in json.load(open(sys.argv[1])) if x["state"] == "established"]
@@ -225,9 +248,171 @@ ok = any(a["dport"] == 7001 and any(b["sport"] == 7001 and b["local_cid"] == a["
 sys.exit(0 if ok else 1)' "$tmp/conns"
 }
 
+test_cc_show() {
+	json_check "d == $CC_DEFAULTS" cc show || return 1
+	m cc show > "$tmp/cc" || return 1
+	cat "$tmp/cc"
+	grep -qx "base-rtt 0 target-delay 2000 max-cwnd 256 ai 1 fi 1 md 512 qa-delay 50000 ecn-cooldown 1000" \
+		"$tmp/cc" || { echo "unexpected text"; return 1; }
+	m -j -p cc show | python3 -m json.tool > /dev/null || { echo "cc show -j -p is not JSON"; return 1; }
+}
+
+test_cc_set() {
+	m cc set base-rtt 40 target-delay 3000 max-cwnd 64 ai 2 "fi" 3 md 256 \
+		qa-delay 90000 ecn-cooldown 500 || return 1
+	json_check 'd == {"base_rtt_us": 40, "target_delay_us": 3000, "max_cwnd": 64, "ai": 2,
+		"fi": 3, "md": 256, "qa_delay_us": 90000, "ecn_cooldown_us": 500}' cc show || return 1
+	# Only what is named changes.
+	m cc set ai 4 || return 1
+	json_check 'd["ai"] == 4 and d["fi"] == 3 and d["max_cwnd"] == 64' cc show || return 1
+	# qa-delay 0 turns quick adapt off, whatever the target.
+	m cc set qa-delay 0 target-delay 1000000 || return 1
+	json_check 'd["qa_delay_us"] == 0 and d["target_delay_us"] == 1000000' cc show || return 1
+	# The limits themselves are allowed.
+	m cc set max-cwnd 2 md 1023 ai 64 "fi" 0 base-rtt 1000000 ecn-cooldown 0 || return 1
+	# The text of cc show is a cc set command line.
+	m cc show > "$tmp/cc" || return 1
+	m cc set base-rtt 0 target-delay 2000 max-cwnd 256 ai 1 "fi" 1 md 512 \
+		qa-delay 50000 ecn-cooldown 1000 || return 1
+	# shellcheck disable=SC2046
+	m cc set $(cat "$tmp/cc") || return 1
+	m cc show | cmp -s - "$tmp/cc" || { echo "cc set \$(cc show) is not a round trip"; return 1; }
+	m cc set base-rtt 0 target-delay 2000 max-cwnd 256 ai 1 "fi" 1 md 512 \
+		qa-delay 50000 ecn-cooldown 1000 || return 1
+	json_check "d == $CC_DEFAULTS" cc show || return 1
+	# Each namespace has its own.
+	m cc set ai 9 || return 1
+	"$MRC" -n "$NS2" -j cc show > "$tmp/other" || return 1
+	python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))["ai"] == 1 else 1)' \
+		"$tmp/other" || { echo "cc set in $NS changed $NS2"; return 1; }
+	m cc set ai 1
+}
+
+test_cc_bad_input() {
+	local ok=0
+
+	json_check "d == $CC_DEFAULTS" cc show || return 1
+	bad "max-cwnd above 256" "max-cwnd 257: integer out of range" cc set max-cwnd 257 || ok=1
+	bad "max-cwnd below 2" "max-cwnd 1: integer out of range" cc set max-cwnd 1 || ok=1
+	bad "md above 1023" "md 1024: integer out of range" cc set md 1024 || ok=1
+	bad "target-delay 0" "target-delay 0: integer out of range" cc set target-delay 0 || ok=1
+	bad "ai above 64, beside a good fi" "ai 65: integer out of range" cc set "fi" 9 ai 65 || ok=1
+	bad "qa-delay above 10 s" "qa-delay 10000001: integer out of range" \
+		cc set qa-delay 10000001 || ok=1
+	bad "qa-delay equal to target-delay" "qa-delay must exceed target-delay" \
+		cc set qa-delay 2000 || ok=1
+	bad "target-delay above qa-delay" "qa-delay must exceed target-delay" \
+		cc set target-delay 60000 || ok=1
+	bad "nothing to set" "missing setting" cc set || ok=1
+	bad "unknown keyword" 'unknown argument "rtt"' cc set rtt 5 || ok=1
+	bad "not a number" 'invalid ai "x"' cc set ai x || ok=1
+	bad "beyond 32 bits" 'invalid ai "4294967296"' cc set ai 4294967296 || ok=1
+	bad "no value" 'missing value after "md"' cc set md || ok=1
+	bad "a setting twice" 'duplicate "ai"' cc set ai 1 ai 2 || ok=1
+	bad "unknown command" 'unknown command "get"' cc get || ok=1
+	return $ok
+}
+
+test_cc_unprivileged() {
+	local out
+
+	out=$(nobody cc set ai 5 2>&1) && { echo "nobody changed cc"; return 1; }
+	echo "nobody setting: $out"
+	grep -qi "not permitted" <<< "$out" || return 1
+	nobody -j cc show > "$tmp/nobody" || { echo "nobody cannot read"; return 1; }
+	python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))["ai"] == 1 else 1)' \
+		"$tmp/nobody" || { echo "nobody reads wrong settings"; return 1; }
+	json_check "d == $CC_DEFAULTS" cc show
+}
+
+test_path_stats() {
+	m path flush
+	m path add 2001:db8:e::/64 id 1 segs fc00::1 || return 1
+	m path add 2001:db8:e::/64 id 2 || return 1
+	json_check 'all(p["stats"] == dict.fromkeys(["sent", "bytes", "acked", "retrans", "ecn",
+		"trims", "losses", "probes", "srtt_us"], 0) for s in d for p in s["paths"])' \
+		-s path show || return 1
+	# JSON has them without -s too; the text only with it.
+	json_check '[len(p["stats"]) for s in d for p in s["paths"]] == [9, 9]' || return 1
+	m -s path show > "$tmp/text" || return 1
+	cat "$tmp/text"
+	[ "$(grep -cx $'\t\tsent 0 bytes 0 acked 0 retrans 0 ecn 0 trims 0 losses 0 probes 0 srtt 0us' \
+		"$tmp/text")" -eq 2 ] || { echo "no line of counters under each path"; return 1; }
+	! m path show | grep -q sent || { echo "counters without -s"; return 1; }
+	m path flush
+}
+
+# conn_quiet NS: `conn show -s -j` twice, the same, around `stats -j`, in
+# $tmp/conns and $tmp/stats: the namespace's counters hold still.
+conn_quiet() {
+	"$MRC" -n "$1" -j -s conn show > "$tmp/conns" &&
+		"$MRC" -n "$1" -j stats > "$tmp/stats" &&
+		"$MRC" -n "$1" -j -s conn show | cmp -s - "$tmp/conns"
+}
+
+# A live connection over the automatic set of N paths (auto_paths), in a
+# namespace of its own: conn show lists both ends with their N paths, and
+# the DATA packets of every path add up to the namespace's OutData. The
+# client is stopped, so that the counters hold still to be compared. 256
+# paths take more than one dump message per connection (about 38 KiB),
+# which the tool merges.
+test_conn_paths() {
+	local n=$1 ns=$NS_CONN-$1 spid cpid rc
+
+	if [ "$n" != "$auto_paths" ]; then
+		echo "$n" > "$AUTO_PATHS" || return 1
+	fi
+	ip netns add "$ns" && ip -n "$ns" link set lo up || return 1
+	ip netns exec "$ns" "$MRC_TOP"/build/tools/mrcperf -s -1 -p 7003 \
+		--ready "$tmp/ready-$n" > /dev/null 2>&1 &
+	spid=$!
+	wait_ready "$spid" "$tmp/ready-$n" || return 1
+	ip netns exec "$ns" "$MRC_TOP"/build/tools/mrcperf -c ::1 -p 7003 -t 600 \
+		-l 1000 > /dev/null 2>&1 &
+	cpid=$!
+	wait_for 30 bash -c "$MRC -n $ns -j stats | grep -q '\"OutData\":[1-9]'"
+	rc=$?
+	kill -STOP "$cpid"
+	[ "$rc" -eq 0 ] && wait_for 30 conn_quiet "$ns"
+	rc=$?
+	"$MRC" -n "$ns" -s conn show > "$tmp/conns.txt"
+	kill -KILL "$cpid" "$spid" 2>/dev/null
+	wait "$cpid" "$spid" 2>/dev/null
+	echo "$auto_paths" > "$AUTO_PATHS"
+	ns_del "$ns"
+	[ "$rc" -eq 0 ] || return 1
+	python3 -c 'import json, sys
+conns = json.load(open(sys.argv[1]))
+out_data = json.load(open(sys.argv[2]))["OutData"]
+n = int(sys.argv[3])
+ends = [c for c in conns if c["state"] == "established"]
+ok = len(ends) == 2 and len({c["local_cid"] for c in conns}) == len(conns)
+for c in ends:
+	ids = [p["id"] for p in c["paths"]]
+	sent = sum(p["stats"]["sent"] for p in c["paths"])
+	retrans = sum(p["stats"]["retrans"] for p in c["paths"])
+	print("%d -> %d: %d paths, auto %s, sent %d, retrans %d (%d)" % (c["sport"],
+	      c["dport"], c["nr_paths"], c["auto"], sent, retrans, c["pkts_retrans"]))
+	ok &= c["auto"] is True and c["nr_paths"] == n and ids == list(range(n))
+	ok &= all(p["state"] == "good" and p["stats"]["inflight"] == 0 for p in c["paths"])
+	ok &= retrans == c["pkts_retrans"]
+client = [c for c in ends if c["dport"] == 7003]
+ok &= len(client) == 1 and sum(p["stats"]["sent"] for p in client[0]["paths"]) > 0
+total = sum(p["stats"]["sent"] for c in conns for p in c["paths"])
+print("sent on every path: %d, OutData: %d" % (total, out_data))
+sys.exit(0 if ok and total == out_data else 1)' "$tmp/conns" "$tmp/stats" "$n" || return 1
+	# The text: a line per path under each end, after "paths N auto".
+	if [ "$(grep -c "established .* paths $n auto\$" "$tmp/conns.txt")" -ne 2 ] ||
+	   [ "$(grep -cE $'^\tid [0-9]+ state good sent [0-9]+ bytes' "$tmp/conns.txt")" -ne $((2 * n)) ]; then
+		echo "unexpected text"
+		head -n 5 "$tmp/conns.txt"
+		return 1
+	fi
+}
+
 [ -x "$MRC" ] || { echo "# $MRC not built"; exit "$KSFT_FAIL"; }
 setup || { echo "# setup failed"; exit "$KSFT_FAIL"; }
-ktap_begin 8
+ktap_begin 15
 run_test "add, show, set, del and flush round trip" test_round_trip
 run_test "bad input is refused and changes nothing" test_bad_input
 run_test "a namespace sees only its own paths" test_namespace_isolation
@@ -236,4 +421,12 @@ run_test "monitor shows state changes" test_monitor
 run_test "monitor shows connections opening and closing" test_monitor_conns
 run_test "256 paths in a set, 1024 sets" test_limits
 run_test "conn show lists both ends of a connection" test_conn_show
+run_test "cc show gives the defaults" test_cc_show
+run_test "cc set round trip" test_cc_set
+run_test "bad cc settings are refused and change nothing" test_cc_bad_input
+run_test "unprivileged users read cc but cannot change it" test_cc_unprivileged
+run_test "path show -s gives each path's counters" test_path_stats
+# 16: the default of auto_paths.
+run_test "conn show -s -j: 16 automatic paths add up" test_conn_paths 16
+run_test "conn show -s -j: 256 paths over several messages" test_conn_paths 256
 ktap_end

@@ -4,9 +4,14 @@
 
 1. The kernel's policy (CTRL_CMD_GETPOLICY) matches
    Documentation/netlink/specs/mrc.yaml: every attribute a request may
-   carry has the spec's type and range, output-only attributes are
-   rejected, and there is nothing the spec does not name.
-2. Garbage attributes from a raw client are rejected and change nothing.
+   carry, nested ones too, has the spec's type and range, output-only
+   attributes are rejected, and there is nothing the spec does not name.
+2. The kernel's operations (CTRL_CMD_GETFAMILY) are the spec's: the same
+   commands, each with do and dump as the spec has them, and admin-perm.
+3. Garbage attributes in path-add from a raw client are rejected and
+   change nothing.
+4. Garbage congestion-control settings in cc-set are rejected with the
+   expected errno and an extack message, and change nothing.
 
 Prints KTAP. Needs the module loaded and root (for the garbage part).
 """
@@ -25,10 +30,16 @@ CTRL_CMD_GETFAMILY = 3
 CTRL_CMD_GETPOLICY = 10
 CTRL_ATTR_FAMILY_ID = 1
 CTRL_ATTR_FAMILY_NAME = 2
+CTRL_ATTR_OPS = 6
 CTRL_ATTR_POLICY = 8
+CTRL_ATTR_OP_ID, CTRL_ATTR_OP_FLAGS = 1, 2
+GENL_ADMIN_PERM, GENL_CMD_CAP_DO, GENL_CMD_CAP_DUMP = 0x1, 0x2, 0x4
 NLM_F_REQUEST, NLM_F_ACK, NLM_F_DUMP = 1, 4, 0x300
+NLM_F_CAPPED, NLM_F_ACK_TLVS = 0x100, 0x200
 NLMSG_ERROR, NLMSG_DONE = 2, 3
+NLMSGERR_ATTR_MSG, NLMSGERR_ATTR_MISS_TYPE = 1, 5
 NLA_F_NESTED = 0x8000
+SOL_NETLINK, NETLINK_CAP_ACK, NETLINK_EXT_ACK = 270, 10, 11
 
 TYPE_NAMES = {1: "flag", 2: "u8", 3: "u16", 4: "u32", 5: "u64", 10: "binary",
               11: "string", 12: "nul-string", 13: "nest", 14: "nest-array"}
@@ -62,13 +73,17 @@ def nest(atype, payload):
 class Genl:
     def __init__(self):
         self.sock = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, NETLINK_GENERIC)
-        self.sock.setsockopt(270, 11, 1)  # SOL_NETLINK, NETLINK_EXT_ACK
+        self.sock.setsockopt(SOL_NETLINK, NETLINK_EXT_ACK, 1)
+        self.sock.setsockopt(SOL_NETLINK, NETLINK_CAP_ACK, 1)
         self.sock.bind((0, 0))
         self.seq = 0
+        self.extack = {}
 
     def request(self, family, cmd, payload=b"", flags=NLM_F_ACK, version=1):
-        """Send; return (errno, [attribute lists of each reply])."""
+        """Send; return (errno, [attribute lists of each reply]). The
+        extack attributes of the answer, by type, are left in self.extack."""
         self.seq += 1
+        self.extack = {}
         msg = struct.pack("BBH", cmd, version, 0) + payload
         self.sock.send(struct.pack("IHHII", 16 + len(msg), family,
                                    NLM_F_REQUEST | flags, self.seq, 0) + msg)
@@ -76,10 +91,16 @@ class Genl:
         while True:
             data = self.sock.recv(1 << 20)
             while len(data) >= 16:
-                mlen, mtype, _, _, _ = struct.unpack_from("IHHII", data)
+                mlen, mtype, mflags, _, _ = struct.unpack_from("IHHII", data)
                 body = data[16:mlen]
                 data = data[(mlen + 3) & ~3:]
                 if mtype == NLMSG_ERROR:
+                    # The error, the request's header (and all of it
+                    # unless capped), then the extack attributes.
+                    if mflags & NLM_F_ACK_TLVS:
+                        off = 4 + (16 if mflags & NLM_F_CAPPED
+                                   else struct.unpack_from("I", body, 4)[0])
+                        self.extack = dict(attrs(body[off:]))
                     return -struct.unpack_from("i", body)[0], replies
                 if mtype == NLMSG_DONE:
                     return 0, replies
@@ -87,15 +108,24 @@ class Genl:
                 if not flags & NLM_F_DUMP and not flags & NLM_F_ACK:
                     return 0, replies
 
+    def extack_msg(self):
+        msg = self.extack.get(NLMSGERR_ATTR_MSG, b"")
+        return msg.rstrip(b"\0").decode(errors="replace")
+
     def family(self, name):
+        """The family's id and its operations {command: flags}, or None."""
         err, replies = self.request(GENL_ID_CTRL, CTRL_CMD_GETFAMILY,
                                     attr(CTRL_ATTR_FAMILY_NAME, name.encode() + b"\0"))
         if err:
             return None
-        for atype, data in replies[0]:
-            if atype == CTRL_ATTR_FAMILY_ID:
-                return struct.unpack("H", data[:2])[0]
-        return None
+        info = dict(replies[0])
+        if CTRL_ATTR_FAMILY_ID not in info:
+            return None
+        ops = {}
+        for _, op in attrs(info.get(CTRL_ATTR_OPS, b"")):
+            o = {t: struct.unpack("I", d[:4])[0] for t, d in attrs(op)}
+            ops[o[CTRL_ATTR_OP_ID]] = o.get(CTRL_ATTR_OP_FLAGS, 0)
+        return struct.unpack("H", info[CTRL_ATTR_FAMILY_ID][:2])[0], ops
 
 
 def kernel_policies(genl, fam):
@@ -158,6 +188,16 @@ def requested(spec, sets, set_name):
     return names
 
 
+def reachable(spec, sets, set_name, out):
+    """The set and every set its request attributes nest, recursively."""
+    out.add(set_name)
+    for name in requested(spec, sets, set_name):
+        a = sets[set_name][name][1]
+        if a["type"] == "nest" and a["nested-attributes"] not in out:
+            reachable(spec, sets, a["nested-attributes"], out)
+    return out
+
+
 def compare(spec, sets, pol, idx, set_name, seen, problems):
     if (idx, set_name) in seen:
         return
@@ -197,6 +237,37 @@ def compare(spec, sets, pol, idx, set_name, seen, problems):
                 compare(spec, sets, pol, k[PT_IDX], a["nested-attributes"], seen, problems)
 
 
+def spec_ops(spec):
+    """operations: name -> (value, operation)"""
+    ops, value = {}, 1
+    for op in spec["operations"]["list"]:
+        value = op.get("value", value)
+        ops[op["name"]] = (value, op)
+        value += 1
+    return ops
+
+
+def compare_ops(spec, kops, problems):
+    """The kernel's commands, their do and dump, and admin-perm."""
+    want = {}
+    for name, (value, op) in spec_ops(spec).items():
+        if "do" not in op and "dump" not in op:
+            continue  # an event: no command
+        flags = GENL_CMD_CAP_DO if "do" in op else 0
+        flags |= GENL_CMD_CAP_DUMP if "dump" in op else 0
+        flags |= GENL_ADMIN_PERM if "admin-perm" in op.get("flags", []) else 0
+        want[value] = (name, flags)
+    mask = GENL_ADMIN_PERM | GENL_CMD_CAP_DO | GENL_CMD_CAP_DUMP
+    for cmd in sorted(set(want) | set(kops)):
+        if cmd not in kops:
+            problems.append(f"{want[cmd][0]} ({cmd}): in the spec, not in the kernel")
+        elif cmd not in want:
+            problems.append(f"command {cmd}: in the kernel, not in the spec")
+        elif kops[cmd] & mask != want[cmd][1]:
+            problems.append(f"{want[cmd][0]} ({cmd}): spec flags {want[cmd][1]:#x}, "
+                            f"kernel {kops[cmd] & mask:#x}")
+
+
 def in6(text):
     return socket.inet_pton(socket.AF_INET6, text)
 
@@ -206,31 +277,116 @@ def nr_sets(genl, fam):
     return len({bytes(dict(r).get(1, b"")) for r in replies}) if not err else -1
 
 
+def cc_settings(genl, fam, ops, sets):
+    """The namespace's congestion-control settings, by name."""
+    err, replies = genl.request(fam, ops["cc-get"][0])
+    if err or not replies:
+        return None
+    names = {v: n for n, (v, _) in sets["cc"].items()}
+    cc = dict(replies[0]).get(sets["mrc"]["cc"][0], b"")
+    return {names.get(t, t): struct.unpack("I", d)[0] for t, d in attrs(cc)}
+
+
+def test_cc_garbage(genl, fam, spec, sets):
+    """cc-set with bad settings: each refused as expected, nothing changes."""
+    ops = spec_ops(spec)
+    a_cc = sets["mrc"]["cc"][0]
+    cc = {n: v for n, (v, _) in sets["cc"].items()}
+    u32 = lambda name, val: attr(cc[name], struct.pack("I", val))
+    lim = {n: a.get("checks", {}) for n, (_, a) in sets["cc"].items()}
+    # (what, payload, errno, extack: a message, or the missing attribute)
+    garbage = [
+        ("max-cwnd above its max", nest(a_cc, u32("max-cwnd", lim["max-cwnd"]["max"] + 1)),
+         errno.ERANGE, "msg"),
+        ("max-cwnd below its min", nest(a_cc, u32("max-cwnd", lim["max-cwnd"]["min"] - 1)),
+         errno.ERANGE, "msg"),
+        ("target-delay-us 0", nest(a_cc, u32("target-delay-us", 0)), errno.ERANGE, "msg"),
+        ("md above its max", nest(a_cc, u32("md", lim["md"]["max"] + 1)), errno.ERANGE, "msg"),
+        ("qa-delay-us above its max",
+         nest(a_cc, u32("qa-delay-us", lim["qa-delay-us"]["max"] + 1)), errno.ERANGE, "msg"),
+        ("a good setting beside a bad one",
+         nest(a_cc, u32("ai", 7) + u32("fi", lim["fi"]["max"] + 1)), errno.ERANGE, "msg"),
+        ("ai of 2 bytes", nest(a_cc, attr(cc["ai"], b"\x07\x00")), errno.EINVAL, "msg"),
+        ("ai of 8 bytes", nest(a_cc, attr(cc["ai"], struct.pack("Q", 7))), errno.EINVAL, "msg"),
+        ("unknown attribute in cc", nest(a_cc, u32("ai", 7) + attr(99, b"zzzz")),
+         errno.EINVAL, "msg"),
+        ("cc without NLA_F_NESTED", attr(a_cc, u32("ai", 7)), errno.EINVAL, "msg"),
+        ("empty cc", nest(a_cc, b""), errno.EINVAL, "msg"),
+        ("qa-delay-us equal to target-delay-us",
+         nest(a_cc, u32("target-delay-us", 5000) + u32("qa-delay-us", 5000)),
+         errno.EINVAL, "msg"),
+        ("no cc at all", b"", errno.EINVAL, "missing"),
+    ]
+    ok = True
+    before = cc_settings(genl, fam, ops, sets)
+    if not before or set(before) != set(cc):
+        print(f"# cc-get: {before}, not every setting")
+        return False
+    for what, payload, want, ext in garbage:
+        err, _ = genl.request(fam, ops["cc-set"][0], payload)
+        msg = genl.extack_msg()
+        miss = genl.extack.get(NLMSGERR_ATTR_MISS_TYPE)
+        print(f"# {what}: {errno.errorcode.get(err, err)} \"{msg}\"")
+        if err != want:
+            print(f"# {what}: expected {errno.errorcode[want]}")
+            ok = False
+        if ext == "msg" and not msg:
+            print(f"# {what}: no extack message")
+            ok = False
+        # 6.1 names a missing attribute (NLMSGERR_ATTR_MISS_TYPE).
+        if ext == "missing" and not msg and miss != struct.pack("I", a_cc):
+            print(f"# {what}: extack names neither a message nor cc")
+            ok = False
+    after = cc_settings(genl, fam, ops, sets)
+    if before != after:
+        print(f"# settings {before} -> {after}: something changed")
+        ok = False
+    return ok
+
+
 def main():
     results = []
     spec = yaml.safe_load(open(SPEC))
     genl = Genl()
-    fam = genl.family(spec["name"])
+    found = genl.family(spec["name"])
+    names = ["kernel policy matches the YAML spec",
+             "kernel operations match the YAML spec",
+             "garbage attributes are rejected and change nothing",
+             "garbage cc settings are rejected and change nothing"]
     print("TAP version 13")
-    print("1..2")
-    if fam is None:
+    print(f"1..{len(names)}")
+    if found is None:
         print("# family mrc not found: is mrc.ko loaded?")
-        print("not ok 1 kernel policy matches the YAML spec")
-        print("not ok 2 garbage attributes are rejected and change nothing")
-        print("# Totals: pass:0 fail:2 xfail:0 xpass:0 skip:0 error:0")
+        for i, name in enumerate(names):
+            print(f"not ok {i + 1} {name}")
+        print(f"# Totals: pass:0 fail:{len(names)} xfail:0 xpass:0 skip:0 error:0")
         return 1
+    fam, kops = found
+
+    def result(ok):
+        results.append(ok)
+        print(("ok" if ok else "not ok") + f" {len(results)} {names[len(results) - 1]}")
 
     problems = []
     sets = spec_sets(spec)
     pol = kernel_policies(genl, fam)
-    compare(spec, sets, pol, 0, spec["operations"]["list"][0]["attribute-set"],
-            set(), problems)
+    top = spec["operations"]["list"][0]["attribute-set"]
+    seen = set()
+    compare(spec, sets, pol, 0, top, seen, problems)
+    # Every set a request may nest was compared, so none went unchecked.
+    for name in sorted(reachable(spec, sets, top, set()) - {s for _, s in seen}):
+        problems.append(f"{name}: no kernel policy compared with it")
     for p in problems:
         print("# " + p)
-    results.append(not problems)
-    print(("ok" if not problems else "not ok") + " 1 kernel policy matches the YAML spec")
+    result(not problems)
 
-    ops = {op["name"]: i + 1 for i, op in enumerate(spec["operations"]["list"])}
+    problems = []
+    compare_ops(spec, kops, problems)
+    for p in problems:
+        print("# " + p)
+    result(not problems)
+
+    ops = {name: value for name, (value, _) in spec_ops(spec).items()}
     add = ops["path-add"]
     prefix = attr(1, in6("2001:db8:77::")) + attr(2, b"\x40")
     path = lambda body: nest(4, body)
@@ -263,8 +419,9 @@ def main():
     if before != after:
         print(f"# path sets {before} -> {after}: something was added")
         ok = False
-    results.append(ok)
-    print(("ok" if ok else "not ok") + " 2 garbage attributes are rejected and change nothing")
+    result(ok)
+
+    result(test_cc_garbage(genl, fam, spec, sets))
     print(f"# Totals: pass:{results.count(True)} fail:{results.count(False)} "
           "xfail:0 xpass:0 skip:0 error:0")
     return 0 if all(results) else 1
