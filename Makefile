@@ -94,7 +94,7 @@ bench: deps
 	@mkdir -p $(BUILD)/bench
 	@$(TESTING)/vm-run --timeout 5400 --outdir $(BUILD)/bench/vm -- \
 		$(TESTING)/bench/run $(BUILD)/bench/vm
-	@cp $(BUILD)/bench/vm/*.json $(BUILD)/bench/
+	@cp $(BUILD)/bench/vm/*.json $(BUILD)/bench/vm/*.png $(BUILD)/bench/ 2>/dev/null; true
 	@echo "results: $(BUILD)/bench/*.json"
 
 checkpatch:

@@ -7,6 +7,7 @@
 #define _MRC_COMPAT_H
 
 #include <linux/net.h>
+#include <net/net_namespace.h>
 
 /* 6.10 passes accept() its flags in struct proto_accept_arg. */
 #ifdef MRC_HAVE_PROTO_ACCEPT_ARG
@@ -15,6 +16,17 @@
 #else
 #define MRC_ACCEPT_ARGS		int flags, bool kern
 #define MRC_ACCEPT_FLAGS	(flags)
+#endif
+
+/* 6.6 takes the table's size, and 6.11 wants no empty entry at its end;
+ * 6.1 ends the table at an empty entry. Tables keep one; n excludes it.
+ */
+#ifdef MRC_HAVE_NET_SYSCTL_SZ
+#define mrc_register_net_sysctl(net, path, table, n) \
+	register_net_sysctl_sz(net, path, table, n)
+#else
+#define mrc_register_net_sysctl(net, path, table, n) \
+	register_net_sysctl(net, path, table)
 #endif
 
 #endif /* _MRC_COMPAT_H */

@@ -51,6 +51,11 @@
 /* The reordering window grows to at most this many quarters of srtt. */
 #define MRC_REO_MULT_MAX	16
 
+/* Default of net.mrc.outage_timeout_ms: how long a connection with no
+ * usable path waits for one before ETIMEDOUT.
+ */
+#define MRC_OUTAGE_TIMEOUT_DEFAULT	10000
+
 /* The smallest DATA payload a connection accepts to run with. */
 #define MRC_MSS_MIN		64
 
@@ -64,6 +69,7 @@ enum mrc_path_ctr {
 	MRC_PC_TRIMS,		/* NACKs for trimmed packets */
 	MRC_PC_LOSSES,		/* packets declared lost */
 	MRC_PC_PROBES,		/* probes sent */
+	MRC_PC_CHANGES,		/* state changes */
 	MRC_PC_MAX
 };
 
@@ -95,9 +101,19 @@ struct mrc_path_pcpu {
  * @nsegs: number of @segs
  * @has_src: @src is set
  * @dead: deleted from its set; connections stop using it
+ * @prefix: the prefix of the set it was added to
+ * @plen: its length
+ * @bad_node: entry in &mrc_net.bad_paths while probed (holds a reference)
+ * @probe_dst: the peer probes go to: the last one a connection lost on it
+ * @probe_src: the source address probes are sent from
+ * @probe_next: jiffies of the next probe
+ * @probe_token: token of the probe awaiting a reply, or 0
+ * @probe_ok: consecutive probes answered
+ * @probe_backoff: doublings of the probe interval since the last answer
  *
- * Everything but the state, the counters and @srtt_us is fixed once the
- * path is published. Connections read @state without the lock.
+ * Everything but the state, the probe fields, the counters and @srtt_us
+ * is fixed once the path is published. Connections read @state without
+ * the lock. The probe fields are under &mrc_net.probe_lock.
  */
 struct mrc_path {
 	refcount_t refcnt;
@@ -116,6 +132,15 @@ struct mrc_path {
 	u8 nsegs;
 	bool has_src;
 	bool dead;
+	struct in6_addr prefix;
+	u8 plen;
+	struct list_head bad_node;
+	struct in6_addr probe_dst;
+	struct in6_addr probe_src;
+	unsigned long probe_next;
+	u32 probe_token;
+	u8 probe_ok;
+	u8 probe_backoff;
 };
 
 /**
@@ -169,6 +194,7 @@ struct mrc_cc_params {
 
 /**
  * struct mrc_net - MRC state of one network namespace
+ * @net: the namespace
  * @bind_lock: protects @bind_hash and @nr_bound
  * @bind_hash: bound sockets, hashed by local port
  * @nr_bound: number of sockets in @bind_hash
@@ -180,8 +206,19 @@ struct mrc_cc_params {
  * @nr_pathsets: entries in @pathsets
  * @paths_gen: bumped on every change to @pathsets; connections compare
  * @cc: congestion-control settings
+ * @probe_lock: protects @bad_paths, @probe_waiters, the probe fields of
+ *	paths and the probe rate limit
+ * @bad_paths: assumed-bad paths being probed
+ * @probe_waiters: MRC_CMD_PROBE requests waiting for a reply
+ * @probe_timer: sends the probes that are due
+ * @probe_tokens: probes that may still be sent this second (rate limit)
+ * @probe_refill: jiffies when @probe_tokens was last refilled
+ * @reply_tokens: probe replies that may still be sent this second
+ * @outage_timeout_ms: sysctl net.mrc.outage_timeout_ms
+ * @sysctl: the namespace's sysctl table
  */
 struct mrc_net {
+	possible_net_t net;
 	spinlock_t bind_lock;	/* bind_hash, nr_bound */
 	struct hlist_head bind_hash[1 << MRC_BIND_HASH_BITS];
 	unsigned int nr_bound;
@@ -193,6 +230,15 @@ struct mrc_net {
 	u32 nr_pathsets;
 	atomic_t paths_gen;
 	struct mrc_cc_params cc;
+	spinlock_t probe_lock;	/* bad_paths, probe_waiters, probe fields */
+	struct list_head bad_paths;
+	struct list_head probe_waiters;
+	struct timer_list probe_timer;
+	u32 probe_tokens;
+	unsigned long probe_refill;
+	u32 reply_tokens;
+	unsigned int outage_timeout_ms;
+	struct ctl_table_header *sysctl;
 };
 
 /* Entries of a connection's ring of paths whose packets were acked cleanly. */
@@ -221,6 +267,8 @@ struct mrc_net {
  * @rack_rtt_us: RTT of that packet
  * @loss_recover: a loss on this path reduces the window again only once
  *	&mrc_sock.snd_una passes this PSN
+ * @bad_until_us: automatic paths only: retired after a loss until then
+ * @bad_count: automatic paths only: retirements in a row, for backoff
  * @sent: DATA transmissions
  * @bytes: DATA payload bytes sent
  * @acked: DATA packets acknowledged
@@ -252,6 +300,8 @@ struct mrc_cpath {
 	u32 rack_xmit_us;
 	u32 rack_rtt_us;
 	u32 loss_recover;
+	u32 bad_until_us;
+	u8 bad_count;
 	u64 sent;
 	u64 bytes;
 	u64 acked;
@@ -437,6 +487,8 @@ struct mrc_stats {
  * @round_delivered: packets delivered in the current round trip
  * @prev_round_delivered: packets delivered in the previous round trip
  * @qa_end: no quick adapt until @snd_una passes this PSN
+ * @outage_start: jiffies since when no path is usable, or 0
+ * @outage_timeout_ms: MRC_OUTAGE_TIMEOUT: how long an outage may last
  * @undo_cwnd: the window before the latest reduction for loss
  * @undo_retrans: retransmissions since then not yet reported as spurious
  * @srtt_us: smoothed RTT (0: no sample yet)
@@ -515,6 +567,8 @@ struct mrc_sock {
 	u32 round_delivered;
 	u32 prev_round_delivered;
 	u32 qa_end;
+	unsigned long outage_start;
+	u32 outage_timeout_ms;
 	u32 undo_cwnd;
 	u32 undo_retrans;
 	u32 srtt_us;

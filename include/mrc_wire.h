@@ -20,6 +20,8 @@ enum mrc_pkt_type {
 	MRC_PKT_SYNACK = 5,
 	MRC_PKT_FIN = 6,
 	MRC_PKT_RST = 7,
+	MRC_PKT_PROBE = 8,
+	MRC_PKT_PROBE_REPLY = 9,
 };
 
 /* Flags (mrc_hdr.flags). */
@@ -168,6 +170,22 @@ struct mrc_fin {
 struct mrc_rst {
 	struct mrc_hdr h;
 	__be32	reason;
+} __packed;
+
+/**
+ * struct mrc_probe - PROBE and PROBE_REPLY: is this path working?
+ * @h: common header; dcid and scid 0 (no connection), ev the path probed
+ * @token: chosen by the prober, echoed by the reply
+ * @tsval: PROBE: the prober's clock, microseconds; PROBE_REPLY: echoed
+ *
+ * Any MRC host answers a PROBE with a PROBE_REPLY carrying the same ev,
+ * token and tsval, sent on its own path with that id to the prober if it
+ * has one, else by the routing table.
+ */
+struct mrc_probe {
+	struct mrc_hdr h;
+	__be32	token;
+	__be32	tsval;
 } __packed;
 
 #endif /* _MRC_WIRE_H */

@@ -15,6 +15,7 @@
 #include "mpath.h"
 #include "output.h"
 #include "params.h"
+#include "probe.h"
 #include "pernet.h"
 #include "socket.h"
 
@@ -46,6 +47,9 @@ static unsigned int mrc_hdr_len(u8 type)
 		return sizeof(struct mrc_fin);
 	case MRC_PKT_RST:
 		return sizeof(struct mrc_rst);
+	case MRC_PKT_PROBE:
+	case MRC_PKT_PROBE_REPLY:
+		return sizeof(struct mrc_probe);
 	}
 	return 0;
 }
@@ -761,6 +765,14 @@ int mrc_udp_rcv(struct sock *usk, struct sk_buff *skb)
 	}
 	h = (const struct mrc_hdr *)skb->data;
 
+	if (h->type == MRC_PKT_PROBE || h->type == MRC_PKT_PROBE_REPLY) {
+		if (h->type == MRC_PKT_PROBE)
+			mrc_probe_rcv(net, skb, &in->saddr, &in->daddr);
+		else
+			mrc_probe_reply_rcv(net, skb);
+		consume_skb(skb);
+		return 0;
+	}
 	if (h->type == MRC_PKT_SYN) {
 		const struct mrc_syn *s = (const struct mrc_syn *)h;
 

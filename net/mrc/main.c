@@ -59,6 +59,18 @@ unsigned int mrc_spray_burst __read_mostly = 1;
 module_param_named(spray_burst, mrc_spray_burst, uint, 0644);
 MODULE_PARM_DESC(spray_burst, "Consecutive packets put on one path before choosing again, 1-64 (default 1)");
 
+unsigned int mrc_probe_interval_ms __read_mostly = 10;
+module_param_named(probe_interval_ms, mrc_probe_interval_ms, uint, 0644);
+MODULE_PARM_DESC(probe_interval_ms, "Interval between probes of an assumed-bad path, doubled while unanswered up to 1 s, ms (default 10)");
+
+unsigned int mrc_probe_good __read_mostly = 3;
+module_param_named(probe_good, mrc_probe_good, uint, 0644);
+MODULE_PARM_DESC(probe_good, "Probes answered in a row that make an assumed-bad path good (default 3)");
+
+unsigned int mrc_probe_rate __read_mostly = 1000;
+module_param_named(probe_rate, mrc_probe_rate, uint, 0644);
+MODULE_PARM_DESC(probe_rate, "Probes, and probe replies, a namespace sends per second at most (default 1000)");
+
 static int __init mrc_init(void)
 {
 	int err;
@@ -70,6 +82,7 @@ static int __init mrc_init(void)
 	BUILD_BUG_ON(sizeof(struct mrc_syn) != 40);
 	BUILD_BUG_ON(sizeof(struct mrc_fin) != 20);
 	BUILD_BUG_ON(sizeof(struct mrc_rst) != 20);
+	BUILD_BUG_ON(sizeof(struct mrc_probe) != 24);
 	BUILD_BUG_ON(MRC_SACK_BITS != MRC_WND);
 
 	if (mrc_family <= 0 || mrc_family >= NPROTO) {

@@ -21,9 +21,12 @@
 #include <net/ipv6.h>
 
 #include "mpath.h"
+#include "netlink.h"
+#include "output.h"
 #include "params.h"
 #include "path.h"
 #include "pernet.h"
+#include "probe.h"
 
 static u32 mrc_cp_auto_nr(void)
 {
@@ -282,8 +285,28 @@ bool mrc_cp_usable(const struct mrc_cpath *cp)
 {
 	const struct mrc_path *p = cp->path;
 
-	return !p || (READ_ONCE(p->state) == MRC_PATH_GOOD &&
-		      !READ_ONCE(p->dead) && !cp->unfit);
+	if (!p)
+		return !cp->bad_until_us ||
+		       (s32)(mrc_now_us() - cp->bad_until_us) >= 0;
+	return READ_ONCE(p->state) == MRC_PATH_GOOD && !READ_ONCE(p->dead) &&
+	       !cp->unfit;
+}
+
+/**
+ * mrc_cp_any_usable() - the connection has a path it may send on
+ * @sk: the socket, locked
+ *
+ * Return: some path is usable.
+ */
+bool mrc_cp_any_usable(struct sock *sk)
+{
+	struct mrc_cpaths *cps = mrc_cps(mrc_sk(sk));
+	u32 i;
+
+	for (i = 0; cps && i < cps->nr; i++)
+		if (mrc_cp_usable(&cps->p[i]))
+			return true;
+	return false;
 }
 
 static bool mrc_cp_cooling(const struct mrc_cpath *cp, u32 now)
@@ -291,6 +314,9 @@ static bool mrc_cp_cooling(const struct mrc_cpath *cp, u32 now)
 	return cp->ecn_until_us && (s32)(cp->ecn_until_us - now) > 0;
 }
 
+/* A control packet may still use an assumed-bad path: ACKs must go out
+ * even when we think our paths are bad, for the peer's data arrives.
+ */
 static bool mrc_cp_fallback(const struct mrc_cpath *cp)
 {
 	const struct mrc_path *p = cp->path;
@@ -305,10 +331,11 @@ static bool mrc_cp_fallback(const struct mrc_cpath *cp)
  * @avoid: an entry not to use if there is another (the path a packet
  *	being retransmitted was lost on), or -1
  *
- * The policy is described at the top of this file. When no path is good,
- * an assumed-bad one is used rather than none; denied paths never are.
+ * The policy is described at the top of this file. DATA never goes on a
+ * path that is not good: with none, the connection waits (an outage)
+ * while the bad ones are probed.
  *
- * Return: the entry, or -1 if every path is denied or gone.
+ * Return: the entry, or -1 if no path is usable.
  */
 int mrc_cp_choose(struct sock *sk, int avoid)
 {
@@ -338,11 +365,6 @@ int mrc_cp_choose(struct sock *sk, int avoid)
 	for (n = 0; n < cps->nr; n++) {
 		i = (cps->rr + n) % cps->nr;
 		if (mrc_cp_usable(&cps->p[i]))
-			goto found_rr;
-	}
-	for (n = 0; n < cps->nr; n++) {
-		i = (cps->rr + n) % cps->nr;
-		if (mrc_cp_fallback(&cps->p[i]))
 			goto found_rr;
 	}
 	return -1;
@@ -453,6 +475,7 @@ void mrc_cp_on_delivered(struct sock *sk, const struct mrc_tx_cb *cb, u32 now,
 		cp->inflight--;
 	WRITE_ONCE(cp->acked, cp->acked + 1);
 	cp->last_ack_us = now;
+	cp->bad_count = 0;
 	/* An acknowledgment of a retransmission sooner than the path's
 	 * minimum RTT was for the original: it says nothing of when the
 	 * retransmission arrived, so it is no RACK reference (RFC 8985).
@@ -484,6 +507,63 @@ void mrc_cp_on_lost(struct sock *sk, const struct mrc_tx_cb *cb)
 	WRITE_ONCE(cp->losses, cp->losses + 1);
 	if (cp->path)
 		mrc_path_count(cp->path, MRC_PC_LOSSES, 1);
+}
+
+/**
+ * mrc_cp_retire() - a loss was declared on a path: stop using it
+ * @sk: the socket, locked
+ * @i: the entry of the path
+ *
+ * A path of a set becomes assumed-bad for every connection and is probed
+ * until it answers; an automatic path is left alone by this connection
+ * for a while, doubling with each retirement in a row. Either way the
+ * path's other packets in flight are declared lost at once, to go on the
+ * remaining paths. Not below the set's min-active good paths: there a
+ * loss only reduces the window.
+ */
+void mrc_cp_retire(struct sock *sk, u32 i)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+	struct mrc_cpaths *cps = mrc_cps(msk);
+	struct mrc_cpath *cp = &cps->p[i];
+	struct mrc_path *p = cp->path;
+	struct net *net = sock_net(sk);
+	u32 j, good = 0, psn;
+
+	if (!mrc_cp_usable(cp))
+		return;
+	for (j = 0; j < cps->nr; j++)
+		if (mrc_cp_usable(&cps->p[j]))
+			good++;
+	if (good <= cps->min_active) {
+		MRC_INC(net, RETIRE_AT_FLOOR);
+		return;
+	}
+	if (p) {
+		if (mrc_path_change_state(p, MRC_PATH_ASSUMED_BAD,
+					  MRC_REASON_LOSS) != MRC_PATH_GOOD)
+			return;
+		mrc_path_count(p, MRC_PC_CHANGES, 1);
+		mrc_probe_start(net, p, &msk->daddr, &msk->saddr);
+		mrc_nl_path_event(net, p, MRC_PATH_GOOD, MRC_PATH_ASSUMED_BAD,
+				  MRC_REASON_LOSS, GFP_ATOMIC);
+	} else {
+		u32 ms = max_t(u32, mrc_probe_interval_ms, 1) << cp->bad_count;
+
+		if (cp->bad_count < 7)
+			cp->bad_count++;
+		cp->bad_until_us = (mrc_now_us() + min_t(u32, ms, 1000) *
+				    USEC_PER_MSEC) | 1;
+	}
+	MRC_INC(net, PATHS_RETIRED);
+	for (psn = msk->snd_una; mrc_before(psn, msk->snd_nxt); psn++) {
+		struct sk_buff *skb = msk->txq[psn % MRC_WND];
+
+		if (skb && MRC_TX_CB(skb)->pidx == i && !MRC_TX_CB(skb)->lost) {
+			mrc_mark_lost(sk, MRC_TX_CB(skb));
+			MRC_INC(net, PATH_MOVED);
+		}
+	}
 }
 
 /**

@@ -17,6 +17,8 @@ int mrc_cp_init(struct sock *sk, gfp_t gfp);
 void mrc_cp_destroy(struct sock *sk);
 void mrc_cp_refresh(struct sock *sk);
 bool mrc_cp_usable(const struct mrc_cpath *cp);
+bool mrc_cp_any_usable(struct sock *sk);
+void mrc_cp_retire(struct sock *sk, u32 i);
 int mrc_cp_find(const struct mrc_cpaths *cps, u16 id);
 int mrc_cp_choose(struct sock *sk, int avoid);
 int mrc_cp_choose_ctrl(struct sock *sk, int ev);

@@ -15,6 +15,7 @@
 #include "mib.h"
 #include "netlink.h"
 #include "path.h"
+#include "probe.h"
 #include "pernet.h"
 
 static struct genl_family mrc_genl_family;
@@ -80,6 +81,9 @@ static const struct nla_policy mrc_policy[MRC_A_MAX + 1] = {
 	[MRC_A_CONN] = { .type = NLA_REJECT },
 	[MRC_A_ERRNO] = { .type = NLA_REJECT },
 	[MRC_A_CC] = NLA_POLICY_NESTED(mrc_cc_policy),
+	[MRC_A_DADDR] = NLA_POLICY_EXACT_LEN(sizeof(struct in6_addr)),
+	[MRC_A_TIMEOUT_MS] = NLA_POLICY_RANGE(NLA_U32, 1, 10000),
+	[MRC_A_RTT_US] = { .type = NLA_REJECT },
 };
 
 /* The set a request names: MRC_A_PREFIX/LEN, host bits clear. */
@@ -166,29 +170,41 @@ static int mrc_nl_path_del(struct sk_buff *skb, struct genl_info *info)
 	return mrc_path_del(genl_info_net(info), &prefix, plen, id, info->extack);
 }
 
-static int mrc_nl_event(struct net *net, const struct in6_addr *prefix, u8 plen,
-			u16 id, u8 old, u8 state, u8 reason)
+/**
+ * mrc_nl_path_event() - tell the events group a path changed state
+ * @net: namespace
+ * @p: the path
+ * @old: the state before
+ * @state: the state now
+ * @reason: enum mrc_path_reason
+ * @gfp: GFP_ATOMIC from softirq
+ *
+ * Built only when someone listens.
+ */
+void mrc_nl_path_event(struct net *net, const struct mrc_path *p, u8 old,
+		       u8 state, u8 reason, gfp_t gfp)
 {
 	struct sk_buff *msg;
 	void *hdr;
 
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!genl_has_listeners(&mrc_genl_family, net, 0))
+		return;
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, gfp);
 	if (!msg)
-		return -ENOMEM;
+		return;
 	hdr = genlmsg_put(msg, 0, 0, &mrc_genl_family, 0, MRC_CMD_PATH_EVENT);
 	if (!hdr ||
-	    nla_put_in6_addr(msg, MRC_A_PREFIX, prefix) ||
-	    nla_put_u8(msg, MRC_A_PREFIX_LEN, plen) ||
-	    nla_put_u32(msg, MRC_A_PATH_ID, id) ||
+	    nla_put_in6_addr(msg, MRC_A_PREFIX, &p->prefix) ||
+	    nla_put_u8(msg, MRC_A_PREFIX_LEN, p->plen) ||
+	    nla_put_u32(msg, MRC_A_PATH_ID, p->id) ||
 	    nla_put_u8(msg, MRC_A_OLD_STATE, old) ||
 	    nla_put_u8(msg, MRC_A_STATE, state) ||
 	    nla_put_u8(msg, MRC_A_REASON, reason)) {
 		nlmsg_free(msg);
-		return -EMSGSIZE;
+		return;
 	}
 	genlmsg_end(msg, hdr);
-	return genlmsg_multicast_netns(&mrc_genl_family, net, msg, 0, 0,
-				       GFP_KERNEL);
+	genlmsg_multicast_netns(&mrc_genl_family, net, msg, 0, 0, gfp);
 }
 
 static int mrc_nl_path_set(struct sk_buff *skb, struct genl_info *info)
@@ -207,12 +223,8 @@ static int mrc_nl_path_set(struct sk_buff *skb, struct genl_info *info)
 		return -EINVAL;
 	id = nla_get_u32(info->attrs[MRC_A_PATH_ID]);
 	state = nla_get_u8(info->attrs[MRC_A_STATE]);
-	err = mrc_path_set_state(net, &prefix, plen, id, state, &old,
-				 info->extack);
-	if (!err && old != state)
-		mrc_nl_event(net, &prefix, plen, id, old, state,
-			     MRC_REASON_OPERATOR);
-	return err;
+	return mrc_path_set_state(net, &prefix, plen, id, state, &old,
+				  info->extack);
 }
 
 static int mrc_nl_pathset_set(struct sk_buff *skb, struct genl_info *info)
@@ -258,6 +270,8 @@ static int mrc_nl_put_path_stats(struct sk_buff *msg,
 	    nla_put_u64_64bit(msg, MRC_PS_LOSSES, c->v[MRC_PC_LOSSES],
 			      MRC_PS_UNSPEC) ||
 	    nla_put_u64_64bit(msg, MRC_PS_PROBES, c->v[MRC_PC_PROBES],
+			      MRC_PS_UNSPEC) ||
+	    nla_put_u64_64bit(msg, MRC_PS_STATE_CHANGES, c->v[MRC_PC_CHANGES],
 			      MRC_PS_UNSPEC) ||
 	    nla_put_u32(msg, MRC_PS_SRTT_US, srtt))
 		return -EMSGSIZE;
@@ -507,6 +521,79 @@ static int mrc_nl_cc_set(struct sk_buff *skb, struct genl_info *info)
 	return err;
 }
 
+static int mrc_nl_probe(struct sk_buff *skb, struct genl_info *info)
+{
+	struct net *net = genl_info_net(info);
+	struct mrc_net *mn = mrc_net(net);
+	unsigned int timeout = 1000;
+	struct mrc_path *p = NULL;
+	struct mrc_pathset *set;
+	struct in6_addr prefix, daddr;
+	struct sk_buff *msg;
+	u32 id, i, rtt;
+	void *hdr;
+	u8 plen;
+	int err;
+
+	err = mrc_nl_prefix(info, &prefix, &plen);
+	if (err)
+		return err;
+	if (GENL_REQ_ATTR_CHECK(info, MRC_A_PATH_ID))
+		return -EINVAL;
+	id = nla_get_u32(info->attrs[MRC_A_PATH_ID]);
+	if (info->attrs[MRC_A_DADDR]) {
+		daddr = nla_get_in6_addr(info->attrs[MRC_A_DADDR]);
+		if (!ipv6_prefix_equal(&daddr, &prefix, plen)) {
+			NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[MRC_A_DADDR],
+					    "the address is not in the prefix");
+			return -EINVAL;
+		}
+	} else if (plen == 128) {
+		daddr = prefix;
+	} else {
+		NL_SET_ERR_MSG(info->extack,
+			       "give the host to probe: the prefix is not a /128");
+		return -EINVAL;
+	}
+	if (info->attrs[MRC_A_TIMEOUT_MS])
+		timeout = nla_get_u32(info->attrs[MRC_A_TIMEOUT_MS]);
+
+	rcu_read_lock();
+	set = mrc_pathset_find(mn, &prefix, plen);
+	for (i = 0; set && i < set->nr_paths; i++) {
+		if (set->paths[i]->id == id) {
+			p = set->paths[i];
+			refcount_inc(&p->refcnt);
+			break;
+		}
+	}
+	rcu_read_unlock();
+	if (!p) {
+		NL_SET_ERR_MSG(info->extack, "no path with this id for this prefix");
+		return -ENOENT;
+	}
+	err = mrc_probe_once(net, p, &daddr, timeout, &rtt);
+	mrc_path_put(p);
+	if (err == -ETIMEDOUT)
+		NL_SET_ERR_MSG(info->extack, "no reply to the probe in time");
+	else if (err == -EBUSY)
+		NL_SET_ERR_MSG(info->extack, "over the namespace's probe rate");
+	if (err)
+		return err;
+
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &mrc_genl_family, 0, MRC_CMD_PROBE);
+	if (!hdr || nla_put_u32(msg, MRC_A_PATH_ID, id) ||
+	    nla_put_u32(msg, MRC_A_RTT_US, rtt)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
 static int mrc_nl_put_cpath(struct sk_buff *msg, const struct mrc_cpath *cp)
 {
 	struct nlattr *nest, *stats;
@@ -754,6 +841,11 @@ static const struct genl_ops mrc_genl_ops[] = {
 	{
 		.cmd = MRC_CMD_CC_SET,
 		.doit = mrc_nl_cc_set,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = MRC_CMD_PROBE,
+		.doit = mrc_nl_probe,
 		.flags = GENL_ADMIN_PERM,
 	},
 };

@@ -486,6 +486,7 @@ void mrc_detect_losses(struct sock *sk)
 			if (left <= 0) {
 				mrc_mark_lost(sk, cb);
 				mrc_cc_on_loss(sk, cb->pidx);
+				mrc_cp_retire(sk, cb->pidx);
 				MRC_INC(sock_net(sk), RACK_LOST);
 				continue;
 			}
@@ -498,6 +499,7 @@ void mrc_detect_losses(struct sock *sk)
 		if (left <= 0) {
 			mrc_mark_lost(sk, cb);
 			mrc_cc_on_loss(sk, cb->pidx);
+			mrc_cp_retire(sk, cb->pidx);
 			MRC_INC(sock_net(sk), PATH_TIME_LOST);
 		} else {
 			wait = min_t(u32, wait, left);
@@ -535,6 +537,7 @@ static void mrc_rto_fired(struct sock *sk)
 		if (first || now - cb->xmit_us >= tmo) {
 			cb->via_rto = 1;
 			mrc_mark_lost(sk, cb);
+			mrc_cp_retire(sk, cb->pidx);
 		}
 		first = false;
 	}
@@ -547,6 +550,43 @@ static void mrc_rto_fired(struct sock *sk)
 	msk->cwnd_cnt = 0;
 	msk->in_recovery = false;
 	mrc_retransmit_lost(sk);
+}
+
+/* Poll interval of a connection in an outage. */
+#define MRC_OUTAGE_POLL_MS	10
+
+/* With data to send and no usable path (every one assumed bad, denied or
+ * gone), the connection neither retransmits nor counts retries: it waits,
+ * polling, for a probe to bring a path back, and gives up with ETIMEDOUT
+ * once the outage has lasted MRC_OUTAGE_TIMEOUT. Returns true while in
+ * the outage (the timer is re-armed); when a path is back, the backoff
+ * and retry count restart and the normal RTO handling goes on.
+ */
+static bool mrc_outage(struct sock *sk)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+	unsigned long now = jiffies;
+
+	if (mrc_cp_any_usable(sk)) {
+		if (msk->outage_start) {
+			msk->outage_start = 0;
+			msk->retries = 0;
+			msk->backoff = 0;
+		}
+		return false;
+	}
+	if (!msk->outage_start) {
+		msk->outage_start = now;
+		MRC_INC(sock_net(sk), OUTAGES);
+	}
+	if (time_after(now, msk->outage_start +
+		       msecs_to_jiffies(msk->outage_timeout_ms))) {
+		mrc_conn_abort(sk, ETIMEDOUT, true);
+		return true;
+	}
+	msk->rto_deadline = now + msecs_to_jiffies(MRC_OUTAGE_POLL_MS);
+	sk_reset_timer(sk, &msk->rtx_timer, msk->rto_deadline);
+	return true;
 }
 
 /**
@@ -574,6 +614,10 @@ void mrc_rtx_timeout(struct sock *sk)
 		return;
 	}
 
+	if (msk->state == MRC_ESTABLISHED &&
+	    (msk->outstanding || !skb_queue_empty(&sk->sk_write_queue)) &&
+	    mrc_outage(sk))
+		return;
 	if (msk->state == MRC_SYN_SENT || msk->state == MRC_SYN_RECV)
 		limit = min_t(unsigned int, mrc_syn_retries, U8_MAX);
 	if (msk->retries >= limit) {

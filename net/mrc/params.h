@@ -16,5 +16,8 @@ extern unsigned int mrc_ack_every;
 extern unsigned int mrc_ack_delay_us;
 extern unsigned int mrc_auto_paths;
 extern unsigned int mrc_spray_burst;
+extern unsigned int mrc_probe_interval_ms;
+extern unsigned int mrc_probe_good;
+extern unsigned int mrc_probe_rate;
 
 #endif /* _MRC_PARAMS_H */

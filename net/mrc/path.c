@@ -11,6 +11,7 @@
 #include <net/addrconf.h>
 #include <net/ipv6.h>
 
+#include "netlink.h"
 #include "path.h"
 #include "pernet.h"
 
@@ -126,6 +127,7 @@ static struct mrc_path *mrc_path_create(const struct mrc_path_req *req)
 	}
 	p->opt = opt;
 	spin_lock_init(&p->lock);
+	INIT_LIST_HEAD(&p->bad_node);
 	p->state = MRC_PATH_GOOD;
 	p->reason = MRC_REASON_ADDED;
 	p->changed = jiffies;
@@ -365,6 +367,8 @@ int mrc_path_add(struct net *net, const struct in6_addr *prefix, u8 plen,
 	p = mrc_path_create(req);
 	if (!p)
 		goto out;
+	p->prefix = *prefix;
+	p->plen = plen;
 	set = mrc_pathset_copy(old, prefix, plen, nr + 1);
 	if (!set) {
 		mrc_path_put(p);
@@ -478,6 +482,11 @@ int mrc_path_set_state(struct net *net, const struct in6_addr *prefix, u8 plen,
 		goto out;
 	}
 	*old = mrc_path_change_state(cur->paths[i], state, MRC_REASON_OPERATOR);
+	if (*old != state) {
+		mrc_path_count(cur->paths[i], MRC_PC_CHANGES, 1);
+		mrc_nl_path_event(net, cur->paths[i], *old, state,
+				  MRC_REASON_OPERATOR, GFP_KERNEL);
+	}
 	err = 0;
 out:
 	mutex_unlock(&mn->paths_lock);

@@ -5,6 +5,8 @@
  */
 #include <linux/bug.h>
 #include <linux/rhashtable.h>
+#include <linux/slab.h>
+#include <linux/sysctl.h>
 #include <net/netns/generic.h>
 #include <net/udp_tunnel.h>
 
@@ -12,7 +14,9 @@
 #include "input.h"
 #include "mib.h"
 #include "params.h"
+#include "mrc_compat.h"
 #include "path.h"
+#include "probe.h"
 #include "pernet.h"
 
 static unsigned int mrc_net_id __read_mostly;
@@ -59,11 +63,57 @@ static int mrc_udp_sock_create(struct net *net, struct mrc_net *mn)
 	return 0;
 }
 
+/* Bounds of net.mrc.outage_timeout_ms: a millisecond to a day. */
+static unsigned int mrc_outage_min = 1;
+static unsigned int mrc_outage_max = 86400000;
+
+static struct ctl_table mrc_sysctl_template[] = {
+	{
+		.procname = "outage_timeout_ms",
+		.maxlen = sizeof(unsigned int),
+		.mode = 0644,
+		.proc_handler = proc_douintvec_minmax,
+		.extra1 = &mrc_outage_min,
+		.extra2 = &mrc_outage_max,
+	},
+	{ }
+};
+
+static int mrc_sysctl_init(struct net *net, struct mrc_net *mn)
+{
+	struct ctl_table *table;
+
+	table = kmemdup(mrc_sysctl_template, sizeof(mrc_sysctl_template),
+			GFP_KERNEL);
+	if (!table)
+		return -ENOMEM;
+	table[0].data = &mn->outage_timeout_ms;
+	mn->sysctl = mrc_register_net_sysctl(net, "net/mrc", table,
+					     ARRAY_SIZE(mrc_sysctl_template) - 1);
+	if (!mn->sysctl) {
+		kfree(table);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void mrc_sysctl_exit(struct mrc_net *mn)
+{
+	const struct ctl_table *table = mn->sysctl->ctl_table_arg;
+
+	unregister_net_sysctl_table(mn->sysctl);
+	kfree(table);
+}
+
 static int __net_init mrc_net_init(struct net *net)
 {
 	struct mrc_net *mn = mrc_net(net);
 	unsigned int i;
 	int err;
+
+	write_pnet(&mn->net, net);
+	mn->outage_timeout_ms = MRC_OUTAGE_TIMEOUT_DEFAULT;
+	mrc_probe_init_net(mn);
 
 	spin_lock_init(&mn->bind_lock);
 	for (i = 0; i < ARRAY_SIZE(mn->bind_hash); i++)
@@ -77,13 +127,18 @@ static int __net_init mrc_net_init(struct net *net)
 	err = mrc_mib_init(net);
 	if (err)
 		goto err_conns;
+	err = mrc_sysctl_init(net, mn);
+	if (err)
+		goto err_mib;
 	err = mrc_udp_sock_create(net, mn);
 	if (err) {
 		pr_err("cannot bind UDP port %u: %d\n", mrc_udp_port, err);
-		goto err_mib;
+		goto err_sysctl;
 	}
 	return 0;
 
+err_sysctl:
+	mrc_sysctl_exit(mn);
 err_mib:
 	mrc_mib_exit(net);
 err_conns:
@@ -99,7 +154,9 @@ static void __net_exit mrc_net_exit(struct net *net)
 	WARN_ON_ONCE(mn->nr_bound);
 	WARN_ON_ONCE(atomic_read(&mn->conns.nelems));
 	udp_tunnel_sock_release(mn->udp_sock);
+	mrc_probe_exit_net(mn);
 	mrc_path_flush(net);
+	mrc_sysctl_exit(mn);
 	mrc_mib_exit(net);
 	rhashtable_destroy(&mn->conns);
 }

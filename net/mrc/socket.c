@@ -787,13 +787,24 @@ static int mrc_getsockopt(struct socket *sock, int level, int optname,
 {
 	struct mrc_info info;
 	int len;
+	u32 val;
 
-	if (level != SOL_MRC || optname != MRC_INFO)
+	if (level != SOL_MRC ||
+	    (optname != MRC_INFO && optname != MRC_OUTAGE_TIMEOUT))
 		return -ENOPROTOOPT;
 	if (get_user(len, optlen))
 		return -EFAULT;
 	if (len < 0)
 		return -EINVAL;
+	if (optname == MRC_OUTAGE_TIMEOUT) {
+		if (len < sizeof(val))
+			return -EINVAL;
+		val = READ_ONCE(mrc_sk(sock->sk)->outage_timeout_ms);
+		len = sizeof(val);
+		if (copy_to_user(optval, &val, len) || put_user(len, optlen))
+			return -EFAULT;
+		return 0;
+	}
 	memset(&info, 0, sizeof(info));
 	lock_sock(sock->sk);
 	mrc_fill_info(sock->sk, &info);
@@ -807,7 +818,20 @@ static int mrc_getsockopt(struct socket *sock, int level, int optname,
 static int mrc_setsockopt(struct socket *sock, int level, int optname,
 			  sockptr_t optval, unsigned int optlen)
 {
-	return -ENOPROTOOPT;
+	u32 val;
+
+	if (level != SOL_MRC || optname != MRC_OUTAGE_TIMEOUT)
+		return -ENOPROTOOPT;
+	if (optlen < sizeof(val))
+		return -EINVAL;
+	if (copy_from_sockptr(&val, optval, sizeof(val)))
+		return -EFAULT;
+	if (!val || val > 86400000)
+		return -EINVAL;
+	lock_sock(sock->sk);
+	mrc_sk(sock->sk)->outage_timeout_ms = val;
+	release_sock(sock->sk);
+	return 0;
 }
 
 static void mrc_sock_destruct(struct sock *sk)
@@ -867,6 +891,7 @@ static struct sock *mrc_sock_alloc(struct net *net, struct socket *sock,
 	msk = mrc_sk(sk);
 	INIT_HLIST_NODE(&msk->bind_node);
 	mrc_conn_init(sk);
+	msk->outage_timeout_ms = READ_ONCE(mrc_net(net)->outage_timeout_ms);
 	sk->sk_state = MRC_CLOSED;
 	sk->sk_destruct = mrc_sock_destruct;
 	sk->sk_backlog_rcv = mrc_backlog_rcv;
@@ -914,6 +939,7 @@ struct sock *mrc_child_create(struct sock *lsk, const struct in6_addr *laddr,
 	if (sock_flag(lsk, SOCK_LINGER))
 		sock_set_flag(child, SOCK_LINGER);
 	child->sk_bound_dev_if = lsk->sk_bound_dev_if;
+	cmsk->outage_timeout_ms = READ_ONCE(lmsk->outage_timeout_ms);
 	if (!child->sk_bound_dev_if &&
 	    (ipv6_addr_type(raddr) & IPV6_ADDR_LINKLOCAL))
 		child->sk_bound_dev_if = ifindex;

@@ -41,6 +41,10 @@ struct sockaddr_mrc {
 
 /* Options at level SOL_MRC. */
 #define MRC_INFO	1	/* get: struct mrc_info */
+#define MRC_OUTAGE_TIMEOUT 2	/* get/set: __u32 ms a connection waits with no
+				 * usable path before ETIMEDOUT; 1..86400000;
+				 * default sysctl net.mrc.outage_timeout_ms
+				 */
 
 /* Connection states, as reported in mrc_info.mrci_state. */
 enum mrc_state {
@@ -155,6 +159,7 @@ enum mrc_cmd {
 	MRC_CMD_CONN_EVENT,	/* notification: established, or closed */
 	MRC_CMD_CC_GET,		/* the namespace's congestion-control settings */
 	MRC_CMD_CC_SET,		/* change some of them (MRC_A_CC) */
+	MRC_CMD_PROBE,		/* probe one path, reply with MRC_A_RTT_US */
 
 	__MRC_CMD_MAX,
 };
@@ -176,6 +181,11 @@ enum mrc_attr {
 	MRC_A_CONN,		/* nest, MRC_CA_*: one connection (replies) */
 	MRC_A_ERRNO,		/* u32: why a connection closed, 0 if cleanly */
 	MRC_A_CC,		/* nest, MRC_CC_*: congestion-control settings */
+	MRC_A_DADDR,		/* binary, struct in6_addr: host a probe goes to
+				 * (default: the prefix, which must be a /128)
+				 */
+	MRC_A_TIMEOUT_MS,	/* u32, 1..10000: how long a probe waits (1000) */
+	MRC_A_RTT_US,		/* u32: a probe's round trip (replies) */
 
 	__MRC_A_MAX,
 };
@@ -243,6 +253,7 @@ enum mrc_path_stat_attr {
 	MRC_PS_INFLIGHT,	/* u32: packets in flight, connection only */
 	MRC_PS_ECN_FRAC,	/* u32: ECN fraction x 1024 (EWMA), connection */
 	MRC_PS_BYTES_SENT,	/* u64: payload bytes sent */
+	MRC_PS_STATE_CHANGES,	/* u64: state changes (namespace only) */
 
 	__MRC_PS_MAX,
 };

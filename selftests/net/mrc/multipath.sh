@@ -183,7 +183,7 @@ test_wire() {
 	fab_capture_start 2 1 up "$cap" || return 1
 	mp_transfer -l 64K -n 8
 	local rc=$?
-	fab_capture_stop
+	fab_capture_stop "$cap"
 	[ "$rc" -eq 0 ] || return 1
 	python3 "$PCAP" "$cap" > "$tmp/wire.json" || return 1
 	python3 - "$tmp/wire.json" "$H1_ADDR" "$H2_ADDR" "$(fab_sid 2 0)" \
@@ -270,13 +270,16 @@ test_auto() {
 	fab_capture_start 1 1 up "$cap" || return 1
 	mp_transfer -l 64K -n 8
 	rc=$?
-	fab_capture_stop
+	fab_capture_stop "$cap"
 	[ "$rc" -eq 0 ] || return 1
 	conn_paths > "$tmp/paths" || return 1
 	read -r nr auto < "$tmp/paths"
 	used=$(awk 'NR > 1 && $2 > 0' "$tmp/paths" | wc -l)
 	echo "automatic set: $nr paths ($auto), $used used"
-	[ "$auto" -eq 1 ] && [ "$nr" -eq 16 ] || { echo "not an automatic set of 16"; return 1; }
+	if [ "$auto" -ne 1 ] || [ "$nr" -ne 16 ]; then
+		echo "not an automatic set of 16"
+		return 1
+	fi
 	python3 "$PCAP" "$cap" > "$tmp/auto.json" || return 1
 	ports=$(python3 - "$tmp/auto.json" "$H1_ADDR" <<'EOF'
 import ipaddress, json, sys
@@ -304,7 +307,7 @@ test_denied() {
 	fab_capture_start 3 1 up "$cap" || return 1
 	mp_transfer -l 64K -n 100
 	rc=$?
-	fab_capture_stop
+	fab_capture_stop "$cap"
 	[ "$rc" -eq 0 ] || return 1
 	conn_paths > "$tmp/paths" || return 1
 	cat "$tmp/paths"
@@ -334,8 +337,10 @@ mrc_loaded || { echo "mrc.ko is not loaded"; exit "$KSFT_SKIP"; }
 for t in tc tcpdump; do
 	command -v $t > /dev/null || { echo "$t is not installed"; exit "$KSFT_SKIP"; }
 done
-[ -x "$MRCPERF" ] && [ -x "$MRC" ] ||
-	{ echo "mrcperf or mrc is missing: run make tools"; exit "$KSFT_FAIL"; }
+if [ ! -x "$MRCPERF" ] || [ ! -x "$MRC" ]; then
+	echo "mrcperf or mrc is missing: run make tools"
+	exit "$KSFT_FAIL"
+fi
 
 ktap_begin 6
 echo "# seed $SEED (MRC_SEED=$SEED repeats it)"

@@ -25,9 +25,9 @@ top=$(cd "$(dirname "$0")/../../.." && pwd)
 P=$top/build/tools/mrcperf
 MRC=$top/build/tools/mrc
 
-# shellcheck source=../../../selftests/net/mrc/lib.sh
+# shellcheck source-path=SCRIPTDIR/../../../selftests/net/mrc source=lib.sh
 source "$top"/selftests/net/mrc/lib.sh
-# shellcheck source=../../../selftests/net/mrc/fabric.sh
+# shellcheck source-path=SCRIPTDIR/../../../selftests/net/mrc source=fabric.sh
 source "$top"/selftests/net/mrc/fabric.sh
 trap fab_cleanup EXIT
 
@@ -44,7 +44,7 @@ json_get() {
 port=7100
 # run_one mrc|tcp|mptcp: one timed run from host 1 to host 2; Mbit/s.
 run_one() {
-	local flag= dst
+	local flag='' dst
 
 	port=$((port + 1))
 	case $1 in
@@ -118,7 +118,7 @@ for k in $planes; do
 	cap=$((k * rate))
 	line="\"k$k\": {\"planes\": $k, \"capacity_mbps\": $cap"
 	for proto in mrc tcp mptcp; do
-		read -r med lo hi <<< "$(for i in $(seq "$reps"); do run_one $proto; done | stats)"
+		read -r med lo hi <<< "$(for _ in $(seq "$reps"); do run_one $proto; done | stats)"
 		echo "K=$k $proto: $med Mbit/s (min $lo, max $hi) of $cap"
 		line+=", \"${proto}_mbps\": $med, \"${proto}_min\": $lo, \"${proto}_max\": $hi"
 		line+=", \"${proto}_ratio\": $(awk -v m="$med" -v c="$cap" 'BEGIN { printf "%.3f", m / c }')"

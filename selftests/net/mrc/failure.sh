@@ -1,0 +1,307 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The failure matrix: a 2-host, 4-plane SRv6 fabric (fabric.sh), one path
+# per plane each way, every link shaped to LINK_RATE so that a transfer of
+# 52 MB (mrcperf --verify: every message once, in order, intact) lasts
+# long enough to fail a path in its middle. For each failure:
+#  - the transfer completes with every byte checked;
+#  - the failed path is assumed-bad while broken and good again once
+#    healed (cases 1-5), as `mrc -j path show` reports;
+#  - `mrc monitor`, running alongside, printed those state changes;
+# and the guest log is checked by the harness. Nothing is timed: waits
+# have generous, KSFT_MACHINE_SLOW-aware limits.
+#
+#  1. a spine link down on the sender's side;   5. a link flapping 20 times;
+#  2. the same on the receiver's side;           6. 3% loss on one path;
+#  3. a silent one-way blackhole (netem 100%);   7. every path down for 2 s;
+#  4. a spine "rebooted": its links and routes   8. a path deleted, another
+#     gone, then back;                              denied, mid-transfer.
+
+# Test functions run through run_test, which shellcheck cannot follow;
+# awk programs are in single quotes on purpose.
+# shellcheck disable=SC2317,SC2016
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$(dirname "$0")"/lib.sh
+# shellcheck source-path=SCRIPTDIR source=fabric.sh
+source "$(dirname "$0")"/fabric.sh
+
+MRCPERF=$MRC_TOP/build/tools/mrcperf
+MRC=$MRC_TOP/build/tools/mrc
+SEED=${MRC_SEED:-$RANDOM}
+LINK_RATE=${LINK_RATE:-20mbit}
+COUNT=800		# 64 KiB messages: 52 MB
+K=4
+H2_ADDR=
+
+tmp=$(mktemp -d)
+cleanup() {
+	[ -n "${MON_PID:-}" ] && kill "$MON_PID" 2>/dev/null
+	fab_cleanup
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit "$KSFT_FAIL"' INT TERM
+
+port=6500
+gone() {
+	! kill -0 "$1" 2>/dev/null
+}
+
+# path_state ID: the state of host 1's path ID to host 2.
+path_state() {
+	fab_exec_host 1 "$MRC" -j path show "$H2_ADDR"/128 2>/dev/null |
+		python3 -c 'import json, sys
+d = json.load(sys.stdin)
+sets = d if isinstance(d, list) else [d]
+for s in sets:
+    for p in s.get("paths", []):
+        if p["id"] == int(sys.argv[1]):
+            print(p["state"])' "$1"
+}
+
+state_is() {
+	[ "$(path_state "$1")" = "$2" ]
+}
+
+# reset_paths: one good path per plane both ways, the links healthy.
+reset_paths() {
+	local h k
+
+	for h in 1 2; do
+		for k in $(seq 1 "$K"); do
+			fab_link_state "$h" "$k" up > /dev/null
+			fab_link_clear "$h" "$k" both 2>/dev/null
+			fab_link_shape "$h" "$k" both "$LINK_RATE" || return 1
+		done
+		fab_exec_host "$h" "$MRC" path flush || return 1
+		for k in $(seq 1 "$K"); do
+			fab_exec_host "$h" "$MRC" path add \
+				"$(fab_host_addr $((3 - h)))"/128 segs "$(fab_sid "$k")" \
+				id "$k" || return 1
+		done
+	done
+}
+
+# start: a monitor and a 52 MB content-checked transfer from host 1 to
+# host 2, in the background; returns once data flows.
+start() {
+	port=$((port + 1))
+	rm -f "$tmp/ready"
+	fab_exec_host 1 "$MRC" monitor > "$tmp/monitor" 2>&1 &
+	MON_PID=$!
+	fab_exec_host 2 "$MRCPERF" -s -1 -p "$port" --timeout "$(slow_limit 120)" \
+		--ready "$tmp/ready" > "$tmp/server.log" 2>&1 &
+	SERVER_PID=$!
+	wait_ready "$SERVER_PID" "$tmp/ready" || return 1
+	fab_exec_host 1 "$MRCPERF" -c "$H2_ADDR" -p "$port" -l 64K -n "$COUNT" \
+		--verify --seed "$SEED" --timeout "$(slow_limit 120)" \
+		> "$tmp/client.log" 2>&1 &
+	CLIENT_PID=$!
+	# Data is flowing once the connection has acknowledged bytes.
+	wait_for 60 flowing
+}
+
+flowing() {
+	fab_exec_host 1 "$MRC" -j conn show 2>/dev/null | python3 -c 'import json, sys
+c = json.load(sys.stdin)
+sys.exit(0 if any(x.get("bytes_acked", 0) > 2000000 for x in c) else 1)'
+}
+
+# finish: both ends succeeded; the monitor is stopped.
+finish() {
+	local crc src
+
+	wait_for 300 gone "$CLIENT_PID"
+	wait "$CLIENT_PID"
+	crc=$?
+	wait_for 60 gone "$SERVER_PID" || kill "$SERVER_PID"
+	wait "$SERVER_PID"
+	src=$?
+	if [ "$crc" -ne 0 ] || [ "$src" -ne 0 ]; then
+		echo "client exit $crc, server exit $src"
+		grep -Ev '^\[ *[0-9]+\] +[0-9]' "$tmp/client.log" | sed 's/^/client: /'
+		grep -Ev '^\[ *[0-9]+\] +[0-9]' "$tmp/server.log" | sed 's/^/server: /'
+		return 1
+	fi
+	grep -E '^\[SUM\]' "$tmp/client.log"
+}
+
+stop_monitor() {
+	kill "$MON_PID" 2>/dev/null
+	wait "$MON_PID" 2>/dev/null
+	MON_PID=
+}
+
+# seen_event ID FROM TO REASON: the monitor printed that change of path ID.
+seen_event() {
+	grep -q "id $1 $2 -> $3 ($4)" "$tmp/monitor"
+}
+
+# check_cycle ID: path ID went assumed-bad for a loss and came back good by
+# probes, in the monitor's output, and is good now.
+check_cycle() {
+	wait_for 60 state_is "$1" good || return 1
+	stop_monitor
+	grep "id $1 " "$tmp/monitor" | head -n 4 | sed 's/^/monitor: /'
+	seen_event "$1" good assumed-bad loss ||
+		{ echo "no loss event for path $1"; return 1; }
+	seen_event "$1" assumed-bad good probe ||
+		{ echo "no probe event for path $1"; return 1; }
+}
+
+# fail_heal BREAK HEAL ID: break path ID mid-transfer, see it assumed-bad,
+# heal it, and check the transfer and the state cycle.
+fail_heal() {
+	local brk=$1 heal=$2 id=$3 rc=0
+
+	reset_paths || return 1
+	start || { echo "the transfer did not start"; return 1; }
+	$brk
+	wait_for 60 state_is "$id" assumed-bad || rc=1
+	echo "path $id during the failure: $(path_state "$id")"
+	$heal
+	finish || rc=1
+	check_cycle "$id" || rc=1
+	stop_monitor
+	return "$rc"
+}
+
+case1_break() { fab_link_state 1 2 down; }
+case1_heal() { fab_link_state 1 2 up > /dev/null; fab_link_shape 1 2 both "$LINK_RATE"; }
+case2_break() { fab_link_state 2 2 down; }
+case2_heal() { fab_link_state 2 2 up > /dev/null; fab_link_shape 2 2 both "$LINK_RATE"; }
+case3_break() { fab_link_qdisc 1 3 up netem loss 100%; }
+case3_heal() { fab_link_shape 1 3 up "$LINK_RATE"; }
+
+# A spine reboot: every link of spine 4 down (the kernel drops the routes
+# over them), its own End route removed, then all of it back.
+case4_break() {
+	fab_link_state 1 4 down
+	fab_link_state 2 4 down
+	fab_exec_spine 4 ip -6 route del "$(fab_sid 4)"/120 2>/dev/null
+	return 0
+}
+case4_heal() {
+	local h
+
+	for h in 1 2; do
+		fab_link_state "$h" 4 up > /dev/null
+		fab_link_shape "$h" 4 both "$LINK_RATE"
+	done
+	fab_exec_spine 4 ip -6 route add "$(fab_sid 4)"/120 encap seg6local \
+		action End dev sid0
+}
+
+heal_plane() {
+	fab_link_state 1 "$1" up > /dev/null
+	fab_link_shape 1 "$1" both "$LINK_RATE"
+}
+
+test_sender_link() { fail_heal case1_break case1_heal 2; }
+test_receiver_link() { fail_heal case2_break case2_heal 2; }
+test_blackhole() { fail_heal case3_break case3_heal 3; }
+test_spine_reboot() { fail_heal case4_break case4_heal 4; }
+# Flapping: the path is retired and brought back as the link comes and
+# goes; the transfer may end before the 20 flaps do.
+test_flap() {
+	local rc=0 _
+
+	reset_paths || return 1
+	start || { echo "the transfer did not start"; return 1; }
+	for _ in $(seq 20); do
+		fab_link_state 1 1 down
+		sleep 0.2
+		heal_plane 1
+		sleep 0.2
+	done
+	finish || rc=1
+	check_cycle 1 || rc=1
+	echo "path 1 changed state $(grep -c "id 1 " "$tmp/monitor") times"
+	stop_monitor
+	return "$rc"
+}
+
+test_gray() {
+	local rc=0 lost
+
+	reset_paths || return 1
+	fab_link_qdisc 1 2 up netem loss 3% || return 1
+	start || { echo "the transfer did not start"; return 1; }
+	finish || rc=1
+	stop_monitor
+	fab_link_shape 1 2 up "$LINK_RATE"
+	lost=$(fab_exec_host 1 "$MRC" -j -s path show "$H2_ADDR"/128 | python3 -c 'import json, sys
+d = json.load(sys.stdin)
+sets = d if isinstance(d, list) else [d]
+print([p for s in sets for p in s["paths"] if p["id"] == 2][0]["stats"]["losses"])')
+	echo "losses on the gray path: $lost"
+	[ "${lost:-0}" -gt 0 ] || { echo "no loss was seen on the gray path"; rc=1; }
+	seen_event 2 good assumed-bad loss || { echo "no loss event for path 2"; rc=1; }
+	return "$rc"
+}
+
+test_all_down() {
+	local k rc=0
+
+	reset_paths || return 1
+	start || { echo "the transfer did not start"; return 1; }
+	for k in $(seq 1 "$K"); do
+		fab_link_state 1 "$k" down
+	done
+	sleep 2
+	for k in $(seq 1 "$K"); do
+		heal_plane "$k"
+	done
+	finish || rc=1
+	for k in $(seq 1 "$K"); do
+		wait_for 60 state_is "$k" good || rc=1
+	done
+	stop_monitor
+	grep -c "(loss)" "$tmp/monitor" | sed 's/^/loss events: /'
+	echo "outages: $(fab_exec_host 1 awk '$1 == "Outages" { print $2 }' /proc/net/mrc_stat)"
+	return "$rc"
+}
+
+test_operator() {
+	local rc=0 moved0 moved
+
+	reset_paths || return 1
+	moved0=$(fab_exec_host 1 awk '$1 == "PathMoved" { print $2 }' /proc/net/mrc_stat)
+	start || { echo "the transfer did not start"; return 1; }
+	fab_exec_host 1 "$MRC" path del "$H2_ADDR"/128 id 3 || rc=1
+	fab_exec_host 1 "$MRC" path set "$H2_ADDR"/128 id 2 state denied || rc=1
+	finish || rc=1
+	stop_monitor
+	seen_event 2 good denied operator || { echo "no operator event for path 2"; rc=1; }
+	moved=$(fab_exec_host 1 awk '$1 == "PathMoved" { print $2 }' /proc/net/mrc_stat)
+	echo "PathMoved $moved0 -> $moved"
+	return "$rc"
+}
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "failure.sh needs root"
+	exit "$KSFT_SKIP"
+fi
+mrc_loaded || { echo "mrc.ko is not loaded"; exit "$KSFT_SKIP"; }
+if [ ! -x "$MRCPERF" ] || [ ! -x "$MRC" ]; then
+	echo "mrcperf or mrc is missing: run make tools"
+	exit "$KSFT_FAIL"
+fi
+
+ktap_begin 8
+echo "# seed $SEED (MRC_SEED=$SEED repeats it)"
+if ! fab_up 2 "$K"; then
+	echo "# the fabric could not be built"
+	exit "$KSFT_FAIL"
+fi
+H2_ADDR=$(fab_host_addr 2)
+run_test "sender-side spine link down, then up" test_sender_link
+run_test "receiver-side spine link down, then up" test_receiver_link
+run_test "one-way blackhole, then healed" test_blackhole
+run_test "a spine rebooted: links and routes gone, then back" test_spine_reboot
+run_test "a link flapping 20 times" test_flap
+run_test "gray failure: 3% loss on one path" test_gray
+run_test "every path down for 2 s, then back" test_all_down
+run_test "operator deletes one path and denies another" test_operator
+ktap_end

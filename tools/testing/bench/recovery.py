@@ -1,0 +1,205 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Turn recovery.sh's captures into the recovery timeline.
+
+recovery.py --rate MBIT --planes K --dir DIR --out OUT.json --plot OUT.png
+            PROTO...
+
+For each PROTO, DIR holds cap-PROTO-K.pcap (what host 2 received on its
+link to spine K) and events-PROTO ("TIME start|fail|heal" lines, the same
+clock as the captures). Data packets are MRC DATA (UDP port 4797, type 1)
+and TCP segments with payload. Per plane, wire bytes (frame length) go in
+1 ms bins, from the start of the transfer.
+
+Figures per protocol, all in milliseconds:
+  stall_ms       the longest gap between data arrivals (any plane) from
+                 the failure until the heal, counting the failure itself
+                 as an arrival
+  back_to_90_ms  from the failure until the wire rate over 10 ms is at
+                 least 90% of the capacity that remains (K - 1 planes; one
+                 plane for TCP, which runs on the failed plane, and so only
+                 after the heal)
+  healed_use_ms  from the heal until the failed plane carries data again
+"""
+
+import argparse
+import json
+import os
+import struct
+import subprocess
+import sys
+
+FAILED_PLANE = 2
+
+
+def frames(path):
+    """(time, frame length, ipv6 bytes) of each Ethernet frame."""
+    with open(path, "rb") as f:
+        hdr = f.read(24)
+        if len(hdr) < 24:
+            return
+        magic = struct.unpack("<I", hdr[:4])[0]
+        if magic in (0xA1B2C3D4, 0xA1B23C4D):
+            end = "<"
+        else:
+            end = ">"
+        nano = magic in (0xA1B23C4D, 0x4D3CB2A1)
+        while True:
+            rec = f.read(16)
+            if len(rec) < 16:
+                return
+            sec, frac, incl, orig = struct.unpack(end + "IIII", rec)
+            data = f.read(incl)
+            t = sec + frac / (1e9 if nano else 1e6)
+            if len(data) < 14 or struct.unpack(">H", data[12:14])[0] != 0x86DD:
+                continue
+            yield t, orig, data[14:]
+
+
+def is_data(ip6):
+    """True for an MRC DATA packet or a TCP segment with payload."""
+    if len(ip6) < 40:
+        return False
+    plen = struct.unpack(">H", ip6[4:6])[0]
+    nh, off = ip6[6], 40
+    while nh in (0, 43, 60) and off + 2 <= len(ip6):
+        nh, off = ip6[off], off + (ip6[off + 1] + 1) * 8
+    if nh == 17 and off + 10 <= len(ip6):
+        dport = struct.unpack(">H", ip6[off + 2:off + 4])[0]
+        return dport == 4797 and ip6[off + 9] == 1
+    if nh == 6 and off + 13 <= len(ip6):
+        doff = (ip6[off + 12] >> 4) * 4
+        return 40 + plen - off - doff > 0
+    return False
+
+
+def analyse(d, proto, planes, rate):
+    events = {}
+    with open(os.path.join(d, "events-" + proto)) as f:
+        for line in f:
+            t, what = line.split()
+            events[what] = float(t)
+    t0, tf, th = events["start"], events["fail"], events["heal"]
+    arrivals = []
+    bins = {}
+    for k in range(1, planes + 1):
+        path = os.path.join(d, "cap-%s-%d.pcap" % (proto, k))
+        if not os.path.exists(path):
+            continue
+        for t, length, ip6 in frames(path):
+            if t < t0 or not is_data(ip6):
+                continue
+            arrivals.append((t, k))
+            b = int((t - t0) * 1000)
+            bins.setdefault(b, [0] * (planes + 1))[k] += length
+    arrivals.sort()
+    last = max(bins) if bins else 0
+    series = [bins.get(b, [0] * (planes + 1)) for b in range(last + 1)]
+
+    # The stall: the longest gap from the failure on, until the heal.
+    prev, stall = tf, 0.0
+    for t, _ in arrivals:
+        if t < tf:
+            continue
+        if t > th:
+            stall = max(stall, min(t, th) - prev)
+            break
+        stall = max(stall, t - prev)
+        prev = t
+    else:
+        stall = max(stall, th - prev)
+
+    # Back to 90%: a 10 ms window at 90% of what remains.
+    left = 1 if proto == "tcp" else planes - 1
+    want = 0.9 * left * rate * 1e6 / 8 * 0.010
+    fb = int((tf - t0) * 1000)
+    back = None
+    for b in range(fb, len(series) - 10):
+        if sum(sum(series[i][1:]) for i in range(b, b + 10)) >= want:
+            back = (b + 10) - (tf - t0) * 1000
+            break
+
+    healed = None
+    for t, k in arrivals:
+        if t >= th and k == FAILED_PLANE:
+            healed = (t - th) * 1000
+            break
+
+    with open(os.path.join(d, "recovery-%s.dat" % proto), "w") as f:
+        f.write("# ms " + " ".join("plane%d_mbps" % k
+                                   for k in range(1, planes + 1)) + "\n")
+        for b, row in enumerate(series):
+            f.write("%d %s\n" % (b, " ".join("%.3f" % (row[k] * 8 / 1e3)
+                                             for k in range(1, planes + 1))))
+    return {
+        "stall_ms": round(stall * 1000, 1),
+        "back_to_90_ms": None if back is None else round(back, 1),
+        "healed_use_ms": None if healed is None else round(healed, 1),
+        "fail_at_ms": round((tf - t0) * 1000, 1),
+        "heal_at_ms": round((th - t0) * 1000, 1),
+        "data_packets": len(arrivals),
+    }
+
+
+def plot(d, protos, res, planes, png):
+    """Per-plane goodput, averaged over 10 ms, one panel per protocol."""
+    lines = ["set terminal png size 1200,%d" % (300 * len(protos)),
+             "set output '%s'" % png,
+             "set multiplot layout %d,1" % len(protos),
+             "set xlabel 'time since the start (ms)'",
+             "set ylabel 'Mbit/s, 10 ms average'",
+             "set key outside right"]
+    for p in protos:
+        r = res[p]
+        src = os.path.join(d, "recovery-%s.dat" % p)
+        avg = os.path.join(d, "recovery-%s-10ms.dat" % p)
+        rows = [list(map(float, l.split())) for l in open(src)
+                if not l.startswith("#")]
+        with open(avg, "w") as f:
+            for i in range(len(rows)):
+                w = rows[max(0, i - 9):i + 1]
+                f.write("%d %s\n" % (rows[i][0], " ".join(
+                    "%.3f" % (sum(x[k] for x in w) / 10)
+                    for k in range(1, planes + 1))))
+        lines.append("set title '%s: stall %s ms, back to 90%% %s ms after "
+                     "the failure (red); healed at the green line'" %
+                     (p, r["stall_ms"], r["back_to_90_ms"]))
+        lines.append("set arrow 1 from %s, graph 0 to %s, graph 1 nohead "
+                     "lc rgb 'red'" % (r["fail_at_ms"], r["fail_at_ms"]))
+        lines.append("set arrow 2 from %s, graph 0 to %s, graph 1 nohead "
+                     "lc rgb 'dark-green'" % (r["heal_at_ms"], r["heal_at_ms"]))
+        lines.append("plot " + ", ".join(
+            "'%s' using 1:%d with lines title 'plane %d'" % (avg, k + 1, k)
+            for k in range(1, planes + 1)))
+    lines.append("unset multiplot")
+    script = os.path.join(d, "recovery.gp")
+    with open(script, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    try:
+        subprocess.run(["gnuplot", script], check=True)
+    except (OSError, subprocess.CalledProcessError) as e:
+        print("recovery.py: no plot: %s" % e, file=sys.stderr)
+        return False
+    return True
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rate", type=float, required=True)
+    ap.add_argument("--planes", type=int, required=True)
+    ap.add_argument("--dir", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--plot", required=True)
+    ap.add_argument("protos", nargs="+")
+    a = ap.parse_args()
+    res = {p: analyse(a.dir, p, a.planes, a.rate) for p in a.protos}
+    res["link_rate_mbps"] = a.rate
+    res["planes"] = a.planes
+    res["plot"] = a.plot if plot(a.dir, a.protos, res, a.planes, a.plot) else None
+    with open(a.out, "w") as f:
+        json.dump(res, f, indent=2)
+    print(json.dumps(res, indent=2))
+
+
+if __name__ == "__main__":
+    main()

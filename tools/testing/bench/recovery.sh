@@ -1,0 +1,97 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# recovery.sh OUT.json: the recovery timeline under a blackhole, in one
+# guest run. Two hosts of the test fabric, 4 planes, every host-spine link
+# limited to RATE (default 20 Mbit/s). A transfer runs from host 1 to
+# host 2; at t = 1 s plane 2 is blackholed (netem loss 100% on host 1's
+# link to spine 2, the link stays up), at t = 3 s it is healed. The same
+# failure for:
+#  - MRC, one connection spraying over one path per plane;
+#  - MPTCP, one connection with one subflow per plane;
+#  - TCP pinned to plane 2 (it can only wait for the heal).
+# What host 2 receives is captured on its four links and binned by plane
+# in 1 ms bins (recovery.py). Reported per protocol: the longest gap in
+# delivery after the failure (the stall), the time from the failure until
+# goodput over 10 ms is back to 90% of the remaining capacity, and the
+# time from the heal until plane 2 carries data again. OUT.json gets the
+# figures, OUT-<proto>.dat the bins, and OUT.png the plot (gnuplot).
+
+set -u
+out=$1
+rate=${RATE:-20}
+total=${TOTAL:-6}
+top=$(cd "$(dirname "$0")/../../.." && pwd)
+P=$top/build/tools/mrcperf
+MRC=$top/build/tools/mrc
+dir=$(dirname "$out")
+base=${out%.json}
+
+# shellcheck source-path=SCRIPTDIR/../../../selftests/net/mrc source=lib.sh
+source "$top"/selftests/net/mrc/lib.sh
+# shellcheck source-path=SCRIPTDIR/../../../selftests/net/mrc source=fabric.sh
+source "$top"/selftests/net/mrc/fabric.sh
+trap fab_cleanup EXIT
+
+fab_up 2 4 > /dev/null || { echo "fabric setup failed"; exit 1; }
+for h in 1 2; do
+	fab_exec_host "$h" sysctl -qw net.mptcp.enabled=1
+	fab_exec_host "$h" ip mptcp limits set subflow 8 add_addr_accepted 8
+	for k in 1 2 3 4; do
+		fab_link_shape "$h" "$k" both "${rate}mbit"
+		fab_exec_host "$h" "$MRC" path add "$(fab_host_addr $((3 - h)))"/128 \
+			segs "$(fab_sid "$k")" id "$k"
+	done
+done
+for k in 2 3 4; do
+	fab_exec_host 2 ip mptcp endpoint add "$(fab_link_addr 2 "$k")" dev "p$k" signal
+done
+
+port=7300
+# run PROTO: one timed transfer with the failure and heal, captured.
+run() {
+	local proto=$1 flag='' dst k spid cpid t0
+
+	port=$((port + 1))
+	case $proto in
+	mrc) dst=$(fab_host_addr 2) ;;
+	mptcp) flag=--mptcp; dst=$(fab_link_addr 2 1) ;;
+	tcp) flag=--tcp; dst=$(fab_link_addr 2 2) ;;
+	esac
+	for k in 1 2 3 4; do
+		rm -f "$dir/cap-$proto-$k.pcap"
+		fab_exec_host 2 tcpdump -Z root -n -U -s 128 -B 16384 -i "p$k" \
+			-w "$dir/cap-$proto-$k.pcap" "ip6 and (udp port 4797 or tcp port $port)" \
+			2> /dev/null &
+	done
+	sleep 2
+	# shellcheck disable=SC2086 # $flag is one word or none
+	fab_exec_host 2 "$P" -s -1 -p "$port" $flag --ready "$dir/ready" > /dev/null 2>&1 &
+	spid=$!
+	wait_ready "$spid" "$dir/ready" > /dev/null || return 1
+	rm -f "$dir/ready"
+	t0=$(date +%s.%N)
+	# shellcheck disable=SC2086
+	fab_exec_host 1 "$P" -c "$dst" -p "$port" -t "$total" -l 64K $flag \
+		> "$dir/client-$proto.log" 2>&1 &
+	cpid=$!
+	sleep 1
+	fab_link_qdisc 1 2 up netem loss 100%
+	echo "$(date +%s.%N) fail" > "$dir/events-$proto"
+	sleep 2
+	fab_link_shape 1 2 up "${rate}mbit"
+	echo "$(date +%s.%N) heal" >> "$dir/events-$proto"
+	wait "$cpid"
+	wait "$spid"
+	sleep 1
+	fab_exec_host 2 pkill -INT tcpdump
+	sleep 1
+	echo "$t0 start" >> "$dir/events-$proto"
+}
+
+for proto in mrc mptcp tcp; do
+	echo "== $proto"
+	run "$proto"
+done
+python3 "$(dirname "$0")"/recovery.py --rate "$rate" --planes 4 --dir "$dir" \
+	--out "$out" --plot "$base.png" mrc mptcp tcp
