@@ -860,6 +860,10 @@ static struct genl_family mrc_genl_family __ro_after_init = {
 	.maxattr = MRC_A_MAX,
 	.policy = mrc_policy,
 	.netnsok = true,
+	/* Handlers take their own locks, and a probe sleeps while it waits:
+	 * genl_mutex must not be held around them.
+	 */
+	.parallel_ops = true,
 	.module = THIS_MODULE,
 	.ops = mrc_genl_ops,
 	.n_ops = ARRAY_SIZE(mrc_genl_ops),

@@ -48,6 +48,7 @@ void usage(FILE *f, int status)
 		"       mrc path show [PREFIX]\n"
 		"       mrc path flush\n"
 		"       mrc pathset set PREFIX min-active N\n"
+		"       mrc probe PREFIX id ID [dst ADDR] [timeout MS]\n"
 		"       mrc conn show\n"
 		"       mrc cc show\n"
 		"       mrc cc set SETTING VALUE [SETTING VALUE...]\n"
@@ -55,9 +56,11 @@ void usage(FILE *f, int status)
 		"       mrc monitor\n"
 		"       mrc help\n"
 		"       mrc OBJECT help\n"
-		"where  OBJECT := { path | pathset | conn | cc | stats | monitor }\n"
+		"where  OBJECT := { path | pathset | probe | conn | cc | stats | monitor }\n"
 		"       PREFIX := IPv6 ADDR[/LEN]; without /LEN it is ADDR/128\n"
 		"       ID := the path's id (its EV), 0 to 65535\n"
+		"       probe: dst is the host to probe, in PREFIX (default: PREFIX, if a\n"
+		"              /128); timeout 1 to 10000 ms (default 1000)\n"
 		"       SETTING := { base-rtt | target-delay | max-cwnd | ai | fi | md |\n"
 		"                    qa-delay | ecn-cooldown }; times in microseconds\n"
 		"\n"
@@ -247,6 +250,7 @@ static const struct {
 } objects[] = {
 	{ "path", do_path },
 	{ "pathset", do_pathset },
+	{ "probe", do_probe },
 	{ "stats", do_stats },
 	{ "monitor", do_monitor },
 	{ "conn", do_conn },

@@ -6,7 +6,7 @@
  *   mrc.c      options, usage, the command line's words, main
  *   nl.c       the netlink socket: family lookup, requests, errors
  *   print.c    output helpers that print text or JSON from the same calls
- *   path.c     mrc path ..., mrc pathset ..., a path's counters
+ *   path.c     mrc path ..., mrc pathset ..., mrc probe, a path's counters
  *   stats.c    mrc stats
  *   conn.c     mrc conn show
  *   cc.c       mrc cc ...
@@ -136,6 +136,7 @@ int do_path(int argc, char **argv);
 void print_path_stats(const struct nlattr *nest, enum print_type t,
 		      const char *sep);
 int do_pathset(int argc, char **argv);
+int do_probe(int argc, char **argv);
 int do_stats(int argc, char **argv);
 int do_conn(int argc, char **argv);
 void print_conn(const struct nlattr *nest);

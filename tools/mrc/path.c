@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mrc path ... and mrc pathset ...: a path set is the list of paths to one
- * destination prefix. Every command names the set by PREFIX, then takes
- * some of the same keywords; one parser serves them all. Values the kernel
- * must judge anyway (how many segments, which addresses, ids in use,
- * min-active) are passed on unchecked, so its messages are what users see.
+ * mrc path ..., mrc pathset ... and mrc probe: a path set is the list of
+ * paths to one destination prefix. Every command names the set by PREFIX,
+ * then takes some of the same keywords; one parser serves them all. Values
+ * the kernel must judge anyway (how many segments, which addresses, ids in
+ * use, min-active, a probe's host and timeout) are passed on unchecked, so
+ * its messages are what users see.
  */
 #include <arpa/inet.h>
 #include <net/if.h>
@@ -22,6 +23,8 @@ enum {
 	ARG_ID = 1 << 3,
 	ARG_STATE = 1 << 4,
 	ARG_MIN_ACTIVE = 1 << 5,
+	ARG_DST = 1 << 6,
+	ARG_TIMEOUT = 1 << 7,
 };
 
 static const struct keyword path_args[] = {
@@ -31,6 +34,8 @@ static const struct keyword path_args[] = {
 	{ "id", ARG_ID },
 	{ "state", ARG_STATE },
 	{ "min-active", ARG_MIN_ACTIVE },
+	{ "dst", ARG_DST },
+	{ "timeout", ARG_TIMEOUT },
 	{ NULL, 0 },
 };
 
@@ -46,6 +51,8 @@ static const struct keyword path_args[] = {
  * @id: id
  * @state: state
  * @min_active: min-active
+ * @dst: dst
+ * @timeout: timeout
  */
 struct path_req {
 	struct in6_addr prefix;
@@ -58,6 +65,8 @@ struct path_req {
 	u32 id;
 	u8 state;
 	u32 min_active;
+	struct in6_addr dst;
+	u32 timeout;
 };
 
 static void parse_segs(const char *arg, struct path_req *r)
@@ -135,6 +144,12 @@ static void parse_req(int argc, char **argv, unsigned int allowed,
 			break;
 		case ARG_MIN_ACTIVE:
 			r->min_active = parse_u32(val, "min-active");
+			break;
+		case ARG_DST:
+			parse_addr(val, "address", &r->dst);
+			break;
+		case ARG_TIMEOUT:
+			r->timeout = parse_u32(val, "timeout");
 			break;
 		}
 	}
@@ -237,6 +252,7 @@ static const struct {
 	{ MRC_PS_TRIMS, "trims", "trims", "" },
 	{ MRC_PS_LOSSES, "losses", "losses", "" },
 	{ MRC_PS_PROBES, "probes", "probes", "" },
+	{ MRC_PS_STATE_CHANGES, "state_changes", "state_changes", "" },
 	{ MRC_PS_SRTT_US, "srtt_us", "srtt", "us" },
 	{ MRC_PS_MIN_RTT_US, "min_rtt_us", "min_rtt", "us" },
 	{ MRC_PS_INFLIGHT, "inflight", "inflight", "" },
@@ -249,7 +265,7 @@ static const struct {
  * @sep: the text before the first counter
  *
  * In JSON, a "stats" object. Only the counters the kernel sends are
- * printed: those of a connection's path have more than a set's.
+ * printed: a connection's path and a set's path have different ones.
  */
 void print_path_stats(const struct nlattr *nest, enum print_type t,
 		      const char *sep)
@@ -267,6 +283,7 @@ void print_path_stats(const struct nlattr *nest, enum print_type t,
 		[MRC_PS_INFLIGHT] = sizeof(u32),
 		[MRC_PS_ECN_FRAC] = sizeof(u32),
 		[MRC_PS_BYTES_SENT] = sizeof(u64),
+		[MRC_PS_STATE_CHANGES] = sizeof(u64),
 	};
 	const struct nlattr *tb[MRC_PS_MAX + 1], *c;
 	char fmt[48];
@@ -485,4 +502,81 @@ int do_pathset(int argc, char **argv)
 	if (!strcmp(*argv, "set"))
 		return pathset_set(argc - 1, argv + 1);
 	usage_error("pathset: unknown command \"%s\"", *argv);
+}
+
+/* What a probe's reply says. */
+static struct {
+	bool seen;
+	u32 id;
+	u32 rtt_us;
+} probe_reply;
+
+static void probe_cb(const struct nlmsghdr *nlh)
+{
+	static const int policy[MRC_A_MAX + 1] = {
+		[MRC_A_PATH_ID] = sizeof(u32),
+		[MRC_A_RTT_US] = sizeof(u32),
+	};
+	const struct nlattr *tb[MRC_A_MAX + 1];
+
+	nl_parse_msg(nlh, policy, MRC_A_MAX, tb);
+	if (!tb[MRC_A_PATH_ID] || !tb[MRC_A_RTT_US])
+		nl_fail("malformed reply from the kernel (probe without id or rtt)");
+	probe_reply.seen = true;
+	probe_reply.id = mnl_attr_get_u32(tb[MRC_A_PATH_ID]);
+	probe_reply.rtt_us = mnl_attr_get_u32(tb[MRC_A_RTT_US]);
+}
+
+/* The words of the command line that a probe's attributes came from. */
+static void probe_attr_name(const struct nlattr *a, char *buf, size_t len)
+{
+	char addr[INET6_ADDRSTRLEN];
+
+	switch (mnl_attr_get_type(a)) {
+	case MRC_A_PATH_ID:
+		if (mnl_attr_get_payload_len(a) == sizeof(u32))
+			snprintf(buf, len, "id %u", mnl_attr_get_u32(a));
+		break;
+	case MRC_A_TIMEOUT_MS:
+		if (mnl_attr_get_payload_len(a) == sizeof(u32))
+			snprintf(buf, len, "timeout %u", mnl_attr_get_u32(a));
+		break;
+	case MRC_A_DADDR:
+		if (mnl_attr_get_payload_len(a) == sizeof(struct in6_addr) &&
+		    inet_ntop(AF_INET6, mnl_attr_get_payload(a), addr, sizeof(addr)))
+			snprintf(buf, len, "dst %s", addr);
+		break;
+	}
+}
+
+/* mrc probe PREFIX id ID [dst ADDR] [timeout MS]: one probe, its RTT. */
+int do_probe(int argc, char **argv)
+{
+	char prefix[PREFIX_STRLEN], addr[INET6_ADDRSTRLEN];
+	struct nlmsghdr *nlh;
+	struct path_req r;
+
+	parse_req(argc, argv, ARG_ID | ARG_DST | ARG_TIMEOUT, ARG_ID, &r);
+	nlh = set_request(MRC_CMD_PROBE, &r, 0);
+	mnl_attr_put_u32(nlh, MRC_A_PATH_ID, r.id);
+	if (r.seen & ARG_DST)
+		mnl_attr_put(nlh, MRC_A_DADDR, sizeof(r.dst), &r.dst);
+	if (r.seen & ARG_TIMEOUT)
+		mnl_attr_put_u32(nlh, MRC_A_TIMEOUT_MS, r.timeout);
+	nl_talk_named(nlh, probe_cb, probe_attr_name);
+	if (!probe_reply.seen)
+		nl_fail("malformed reply from the kernel (no probe result)");
+
+	format_prefix(prefix, &r.prefix, r.plen);
+	open_json_object(NULL);
+	print_string(PRINT_ANY, "prefix", "probe %s", prefix);
+	print_u64(PRINT_ANY, "id", " id %llu", probe_reply.id);
+	if (r.seen & ARG_DST) {
+		inet_ntop(AF_INET6, &r.dst, addr, sizeof(addr));
+		print_string(PRINT_ANY, "dst", " dst %s", addr);
+	}
+	print_u64(PRINT_ANY, "rtt_us", ": rtt %llu us", probe_reply.rtt_us);
+	print_nl();
+	close_json_object();
+	return 0;
 }

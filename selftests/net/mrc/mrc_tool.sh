@@ -4,7 +4,8 @@
 # The mrc tool and the mrc generic netlink family, end to end: round trips
 # checked through -j, every bad input (clear message, non-zero exit,
 # nothing changed), namespace isolation, permissions, monitor, limits,
-# congestion-control settings, and the counters of paths and connections.
+# congestion-control settings, the counters of paths and connections, and
+# probes of a path to a host that answers and to one that does not.
 
 source "$(dirname "$0")"/lib.sh
 
@@ -14,10 +15,13 @@ NS=mrc-tool-$suffix
 NS2=mrc-tool2-$suffix
 # Namespaces of their own for connections whose counters are summed.
 NS_CONN=mrc-tool-conn-$suffix
+# Two hosts joined by a veth (ns_pair), for probes: A probes B.
+NS_A=mrc-tool-a-$suffix
+NS_B=mrc-tool-b-$suffix
 tmp=$(mktemp -d)
 AUTO_PATHS=/sys/module/mrc/parameters/auto_paths
 auto_paths=$(cat "$AUTO_PATHS")
-echo "# namespaces $NS $NS2 $NS_CONN-*"
+echo "# namespaces $NS $NS2 $NS_CONN-* $NS_A $NS_B"
 
 # The congestion-control settings of a new namespace.
 CC_DEFAULTS='{"base_rtt_us": 0, "target_delay_us": 2000, "max_cwnd": 256, "ai": 1,
@@ -25,7 +29,7 @@ CC_DEFAULTS='{"base_rtt_us": 0, "target_delay_us": 2000, "max_cwnd": 256, "ai": 
 
 cleanup() {
 	echo "$auto_paths" > "$AUTO_PATHS"
-	ns_del "$NS" "$NS2" "$NS_CONN-16" "$NS_CONN-256"
+	ns_del "$NS" "$NS2" "$NS_CONN-16" "$NS_CONN-256" "$NS_A" "$NS_B"
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -56,7 +60,8 @@ setup() {
 	ip netns add "$NS" && ip netns add "$NS2" &&
 	ip -n "$NS" link add dummy0 type dummy &&
 	ip -n "$NS" link set dummy0 up &&
-	ip -n "$NS" addr add 2001:db8:1::1/64 dev dummy0 nodad
+	ip -n "$NS" addr add 2001:db8:1::1/64 dev dummy0 nodad &&
+	ns_pair "$NS_A" "$NS_B"
 }
 
 test_round_trip() {
@@ -134,7 +139,7 @@ test_bad_input() {
 		pathset set 2001:db8:5::/64 min-active 2 || ok=1
 	bad "state only the kernel sets" "good or denied" \
 		path set 2001:db8:5::/64 id 1 state assumed-bad || ok=1
-	return $ok
+	return "$ok"
 }
 
 test_namespace_isolation() {
@@ -310,7 +315,7 @@ test_cc_bad_input() {
 	bad "no value" 'missing value after "md"' cc set md || ok=1
 	bad "a setting twice" 'duplicate "ai"' cc set ai 1 ai 2 || ok=1
 	bad "unknown command" 'unknown command "get"' cc get || ok=1
-	return $ok
+	return "$ok"
 }
 
 test_cc_unprivileged() {
@@ -330,15 +335,22 @@ test_path_stats() {
 	m path add 2001:db8:e::/64 id 1 segs fc00::1 || return 1
 	m path add 2001:db8:e::/64 id 2 || return 1
 	json_check 'all(p["stats"] == dict.fromkeys(["sent", "bytes", "acked", "retrans", "ecn",
-		"trims", "losses", "probes", "srtt_us"], 0) for s in d for p in s["paths"])' \
-		-s path show || return 1
+		"trims", "losses", "probes", "state_changes", "srtt_us"], 0)
+		for s in d for p in s["paths"])' -s path show || return 1
 	# JSON has them without -s too; the text only with it.
-	json_check '[len(p["stats"]) for s in d for p in s["paths"]] == [9, 9]' || return 1
+	json_check '[len(p["stats"]) for s in d for p in s["paths"]] == [10, 10]' || return 1
 	m -s path show > "$tmp/text" || return 1
 	cat "$tmp/text"
-	[ "$(grep -cx $'\t\tsent 0 bytes 0 acked 0 retrans 0 ecn 0 trims 0 losses 0 probes 0 srtt 0us' \
+	[ "$(grep -cx $'\t\tsent 0 bytes 0 acked 0 retrans 0 ecn 0 trims 0 losses 0 probes 0 state_changes 0 srtt 0us' \
 		"$tmp/text")" -eq 2 ] || { echo "no line of counters under each path"; return 1; }
 	! m path show | grep -q sent || { echo "counters without -s"; return 1; }
+	# Each change of state counts, back and forth; setting the same
+	# state again is no change.
+	m path set 2001:db8:e::/64 id 2 state denied || return 1
+	m path set 2001:db8:e::/64 id 2 state denied || return 1
+	m path set 2001:db8:e::/64 id 2 state good || return 1
+	json_check '[p["stats"]["state_changes"] for s in d for p in s["paths"]] == [0, 2]' ||
+		return 1
 	m path flush
 }
 
@@ -410,9 +422,109 @@ sys.exit(0 if ok and total == out_data else 1)' "$tmp/conns" "$tmp/stats" "$n" |
 	fi
 }
 
+# elapsed_ms START: milliseconds since START, a `date +%s%N`.
+elapsed_ms() {
+	echo $((($(date +%s%N) - $1) / 1000000))
+}
+
+# A host that answers: B, across the veth. Any namespace with mrc.ko
+# answers probes, path set or not. The JSON probe first, so that the
+# path's probes counter is 1 after it; probing changes no state.
+test_probe() {
+	# m, json_check and bad work in $NS: here that is A.
+	local NS=$NS_A out
+
+	m path flush
+	m path add "$MRC_ADDR_B"/128 id 1 || return 1
+	m -j probe "$MRC_ADDR_B"/128 id 1 > "$tmp/probe.json" || return 1
+	cat "$tmp/probe.json"
+	python3 -c 'import json,sys
+d = json.load(open(sys.argv[1]))
+sys.exit(0 if sorted(d) == ["id", "prefix", "rtt_us"] and d["prefix"] == sys.argv[2] + "/128"
+         and d["id"] == 1 and d["rtt_us"] > 0 else 1)' "$tmp/probe.json" "$MRC_ADDR_B" ||
+		{ echo "unexpected probe -j"; return 1; }
+	json_check '[(p["state"], p["stats"]["probes"], p["stats"]["state_changes"])
+		for s in d for p in s["paths"]] == [("good", 1, 0)]' -s path show || return 1
+	# The text, and the probed host given by dst in a wider set.
+	out=$(m probe "$MRC_ADDR_B"/128 id 1) || return 1
+	echo "$out"
+	grep -qE "^probe $MRC_ADDR_B/128 id 1: rtt [1-9][0-9]* us\$" <<< "$out" ||
+		{ echo "unexpected probe text"; return 1; }
+	m path add 2001:db8::/64 id 5 || return 1
+	out=$(m probe 2001:db8::/64 id 5 dst "$MRC_ADDR_B" timeout 5000) || return 1
+	echo "$out"
+	grep -qE "^probe 2001:db8::/64 id 5 dst $MRC_ADDR_B: rtt [1-9][0-9]* us\$" <<< "$out" ||
+		{ echo "unexpected probe text"; return 1; }
+	json_check '(sorted((s["prefix"], p["id"], p["state"], p["stats"]["probes"],
+		p["stats"]["state_changes"]) for s in d for p in s["paths"])
+		== [("2001:db8::/64", 5, "good", 1, 0), ("2001:db8::2/128", 1, "good", 2, 0)])' ||
+		return 1
+	m path flush
+}
+
+# A host that does not answer: nobody has 2001:db8::99 on the veth's
+# subnet. The probe goes out (and counts), and the kernel gives up after
+# the timeout; the bound allows for a slow guest, it measures nothing.
+test_probe_no_reply() {
+	local NS=$NS_A start ms rc limit
+
+	limit=$(slow_limit 10)
+	m path flush
+	m path add 2001:db8::99/128 id 1 || return 1
+	start=$(date +%s%N)
+	m probe 2001:db8::99/128 id 1 timeout 200 > "$tmp/out" 2>&1
+	rc=$?
+	ms=$(elapsed_ms "$start")
+	echo "exit $rc after ${ms}ms: $(cat "$tmp/out")"
+	[ "$rc" -ne 0 ] || { echo "the probe succeeded"; return 1; }
+	grep -q "no reply" "$tmp/out" || return 1
+	[ "$ms" -lt $((limit * 1000)) ] || { echo "longer than ${limit}s"; return 1; }
+	json_check '[(p["state"], p["stats"]["probes"], p["stats"]["state_changes"])
+		for s in d for p in s["paths"]] == [("good", 1, 0)]' path show || return 1
+	m path flush
+}
+
+test_probe_bad_input() {
+	local ok=0
+
+	m path flush
+	m path add 2001:db8:f::1/128 id 1 || return 1
+	m path add 2001:db8:f::/64 id 1 || return 1
+	bad "unknown id" "no path with this id" probe 2001:db8:f::1/128 id 9 || ok=1
+	bad "no such set" "no path with this id" probe 2001:db8:9::1/128 id 1 || ok=1
+	bad "a /64 without dst" "not a /128" probe 2001:db8:f::/64 id 1 || ok=1
+	bad "dst outside the prefix" "dst 2001:db8:e::1: the address is not in the prefix" \
+		probe 2001:db8:f::/64 id 1 dst 2001:db8:e::1 || ok=1
+	bad "timeout 0" "timeout 0: integer out of range (1 to 10000)" \
+		probe 2001:db8:f::1/128 id 1 timeout 0 || ok=1
+	bad "timeout above 10 s" "timeout 10001: integer out of range (1 to 10000)" \
+		probe 2001:db8:f::1/128 id 1 timeout 10001 || ok=1
+	bad "id above 65535" "id 65536: integer out of range (0 to 65535)" \
+		probe 2001:db8:f::1/128 id 65536 || ok=1
+	bad "no id" 'missing "id"' probe 2001:db8:f::1/128 || ok=1
+	bad "no prefix" "missing PREFIX" probe || ok=1
+	bad "bad dst" 'invalid address "x"' probe 2001:db8:f::/64 id 1 dst x || ok=1
+	bad "a path keyword" 'unknown argument "segs"' probe 2001:db8:f::1/128 id 1 segs fc00::1 ||
+		ok=1
+	m path flush
+	return "$ok"
+}
+
+test_probe_unprivileged() {
+	local out
+
+	m path flush
+	m path add 2001:db8:f::1/128 id 1 || return 1
+	out=$(nobody probe 2001:db8:f::1/128 id 1 2>&1) && { echo "nobody probed"; return 1; }
+	echo "nobody probing: $out"
+	grep -qi "not permitted" <<< "$out" || return 1
+	json_check '[p["stats"]["probes"] for s in d for p in s["paths"]] == [0]' || return 1
+	m path flush
+}
+
 [ -x "$MRC" ] || { echo "# $MRC not built"; exit "$KSFT_FAIL"; }
 setup || { echo "# setup failed"; exit "$KSFT_FAIL"; }
-ktap_begin 15
+ktap_begin 19
 run_test "add, show, set, del and flush round trip" test_round_trip
 run_test "bad input is refused and changes nothing" test_bad_input
 run_test "a namespace sees only its own paths" test_namespace_isolation
@@ -426,6 +538,10 @@ run_test "cc set round trip" test_cc_set
 run_test "bad cc settings are refused and change nothing" test_cc_bad_input
 run_test "unprivileged users read cc but cannot change it" test_cc_unprivileged
 run_test "path show -s gives each path's counters" test_path_stats
+run_test "probe a host that answers: its RTT, counted" test_probe
+run_test "probe a host that does not answer: no reply in time" test_probe_no_reply
+run_test "bad probe input is refused and changes nothing" test_probe_bad_input
+run_test "unprivileged users cannot probe" test_probe_unprivileged
 # 16: the default of auto_paths.
 run_test "conn show -s -j: 16 automatic paths add up" test_conn_paths 16
 run_test "conn show -s -j: 256 paths over several messages" test_conn_paths 256

@@ -12,6 +12,8 @@
    change nothing.
 4. Garbage congestion-control settings in cc-set are rejected with the
    expected errno and an extack message, and change nothing.
+5. Garbage probe requests are rejected with the expected errno and an
+   extack message, and send no probe.
 
 Prints KTAP. Needs the module loaded and root (for the garbage part).
 """
@@ -344,6 +346,104 @@ def test_cc_garbage(genl, fam, spec, sets):
     return ok
 
 
+def probe_count(genl, fam, ops, sets, prefix):
+    """The probes counter of each path of the set of prefix, by id."""
+    mrc, pa, ps = sets["mrc"], sets["path"], sets["path-stats"]
+    err, replies = genl.request(fam, ops["path-get"][0], prefix)
+    if err or not replies:
+        return None
+    out = {}
+    for atype, data in replies[0]:
+        if atype != mrc["path"][0]:
+            continue
+        p = dict(attrs(data))
+        st = dict(attrs(p.get(pa["stats"][0], b"")))
+        out[struct.unpack("I", p[pa["id"][0]])[0]] = \
+            struct.unpack("Q", st[ps["probes"][0]])[0]
+    return out
+
+
+def out_probes(genl, fam, ops):
+    """The namespace's OutProbes counter."""
+    err, replies = genl.request(fam, ops["stats-get"][0])
+    if err or not replies:
+        return None
+    for atype, data in replies[0]:
+        st = dict(attrs(data))
+        if st.get(1, b"").rstrip(b"\0") == b"OutProbes":
+            return struct.unpack("Q", st[2])[0]
+    return None
+
+
+def test_probe_garbage(genl, fam, spec, sets):
+    """probe with bad attributes: each refused as expected, no probe sent."""
+    ops = spec_ops(spec)
+    mrc = sets["mrc"]
+    a = lambda name, payload: attr(mrc[name][0], payload)
+    u32 = lambda name, val: a(name, struct.pack("I", val))
+    host = in6("2001:db8:79::1")
+    prefix = a("prefix", host) + a("prefix-len", b"\x80")
+    tmo = mrc["timeout-ms"][1]["checks"]
+    # (what, payload, errno, extack: a message, or the missing attribute)
+    garbage = [
+        ("timeout-ms 0", prefix + u32("path-id", 1) + u32("timeout-ms", 0), errno.ERANGE, "msg"),
+        ("timeout-ms above its max",
+         prefix + u32("path-id", 1) + u32("timeout-ms", tmo["max"] + 1), errno.ERANGE, "msg"),
+        ("timeout-ms of 2 bytes", prefix + u32("path-id", 1) + a("timeout-ms", b"\x10\x00"),
+         errno.EINVAL, "msg"),
+        # An exact length is a range of lengths: ERANGE, as for integers.
+        ("daddr of 15 bytes", prefix + u32("path-id", 1) + a("daddr", host[:15]),
+         errno.ERANGE, "msg"),
+        ("daddr of 17 bytes", prefix + u32("path-id", 1) + a("daddr", host + b"\0"),
+         errno.ERANGE, "msg"),
+        ("path-id over 65535", prefix + u32("path-id", 70000), errno.ERANGE, "msg"),
+        ("rtt-us (output only) in a request", prefix + u32("path-id", 1) + u32("rtt-us", 5),
+         errno.EINVAL, "msg"),
+        ("no path-id", prefix, errno.EINVAL, "missing:path-id"),
+        ("no prefix", a("prefix-len", b"\x80") + u32("path-id", 1), errno.EINVAL, "missing:prefix"),
+        ("daddr outside the prefix",
+         prefix + u32("path-id", 1) + a("daddr", in6("2001:db8:7a::1")), errno.EINVAL, "msg"),
+        ("a /64 without daddr",
+         a("prefix", in6("2001:db8:79::")) + a("prefix-len", b"\x40") + u32("path-id", 1),
+         errno.EINVAL, "msg"),
+        ("no such path", prefix + u32("path-id", 2), errno.ENOENT, "msg"),
+    ]
+    # A set of one path, id 1, to probe: none of the above may send a probe.
+    err, _ = genl.request(fam, ops["path-add"][0],
+                          prefix + nest(mrc["path"][0], attr(sets["path"]["id"][0],
+                                                             struct.pack("I", 1))))
+    if err:
+        print(f"# path-add 2001:db8:79::1/128: {errno.errorcode.get(err, err)}")
+        return False
+    ok = True
+    before = (probe_count(genl, fam, ops, sets, prefix), out_probes(genl, fam, ops))
+    if before[0] != {1: 0} or before[1] is None:
+        print(f"# probes before: {before}, expected one path with none and OutProbes")
+        ok = False
+    for what, payload, want, ext in garbage:
+        err, replies = genl.request(fam, ops["probe"][0], payload)
+        msg = genl.extack_msg()
+        miss = genl.extack.get(NLMSGERR_ATTR_MISS_TYPE)
+        print(f"# {what}: {errno.errorcode.get(err, err)} \"{msg}\"")
+        if err != want:
+            print(f"# {what}: expected {errno.errorcode[want]}")
+            ok = False
+        if ext == "msg" and not msg:
+            print(f"# {what}: no extack message")
+            ok = False
+        # GENL_REQ_ATTR_CHECK names the missing attribute.
+        if ext.startswith("missing:") and not msg and \
+           miss != struct.pack("I", mrc[ext.split(":")[1]][0]):
+            print(f"# {what}: extack names neither a message nor {ext.split(':')[1]}")
+            ok = False
+    after = (probe_count(genl, fam, ops, sets, prefix), out_probes(genl, fam, ops))
+    if before != after:
+        print(f"# probes counted (path, OutProbes) {before} -> {after}: a probe went out")
+        ok = False
+    genl.request(fam, ops["path-del"][0], prefix)
+    return ok
+
+
 def main():
     results = []
     spec = yaml.safe_load(open(SPEC))
@@ -352,7 +452,8 @@ def main():
     names = ["kernel policy matches the YAML spec",
              "kernel operations match the YAML spec",
              "garbage attributes are rejected and change nothing",
-             "garbage cc settings are rejected and change nothing"]
+             "garbage cc settings are rejected and change nothing",
+             "garbage probe requests are rejected and send no probe"]
     print("TAP version 13")
     print(f"1..{len(names)}")
     if found is None:
@@ -422,6 +523,7 @@ def main():
     result(ok)
 
     result(test_cc_garbage(genl, fam, spec, sets))
+    result(test_probe_garbage(genl, fam, spec, sets))
     print(f"# Totals: pass:{results.count(True)} fail:{results.count(False)} "
           "xfail:0 xpass:0 skip:0 error:0")
     return 0 if all(results) else 1
