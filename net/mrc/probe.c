@@ -24,7 +24,7 @@
 #include "probe.h"
 
 /* Probes in flight to wait for in one timer run. */
-#define MRC_PROBE_BATCH		32
+#define MRC_PROBE_BATCH		8
 
 /* The longest interval between probes of one path. */
 #define MRC_PROBE_MAX_MS	1000

@@ -273,7 +273,9 @@ test_operator() {
 	fab_exec_host 1 "$MRC" path set "$H2_ADDR"/128 id 2 state denied || rc=1
 	finish || rc=1
 	stop_monitor
-	seen_event 2 good denied operator || { echo "no operator event for path 2"; rc=1; }
+	# From good, or from assumed-bad if a loss came first.
+	grep -qE "id 2 [a-z-]+ -> denied \(operator\)" "$tmp/monitor" ||
+		{ echo "no operator event for path 2"; rc=1; }
 	moved=$(fab_exec_host 1 awk '$1 == "PathMoved" { print $2 }' /proc/net/mrc_stat)
 	echo "PathMoved $moved0 -> $moved"
 	return "$rc"
