@@ -61,7 +61,7 @@ MODULE_PARM_DESC(spray_burst, "Consecutive packets put on one path before choosi
 
 unsigned int mrc_probe_interval_ms __read_mostly = 10;
 module_param_named(probe_interval_ms, mrc_probe_interval_ms, uint, 0644);
-MODULE_PARM_DESC(probe_interval_ms, "Interval between probes of an assumed-bad path, doubled while unanswered up to 1 s, ms (default 10)");
+MODULE_PARM_DESC(probe_interval_ms, "Interval between probes of an assumed-bad path, doubled while unanswered up to 100 ms, ms (default 10)");
 
 unsigned int mrc_probe_good __read_mostly = 3;
 module_param_named(probe_good, mrc_probe_good, uint, 0644);

@@ -26,8 +26,11 @@
 /* Probes in flight to wait for in one timer run. */
 #define MRC_PROBE_BATCH		8
 
-/* The longest interval between probes of one path. */
-#define MRC_PROBE_MAX_MS	1000
+/* The longest interval between probes of one path: a healed path should
+ * be found within a tenth of a second; the namespace's rate bounds the
+ * cost.
+ */
+#define MRC_PROBE_MAX_MS	100
 
 /**
  * struct mrc_probe_waiter - an MRC_CMD_PROBE request waiting for its reply
