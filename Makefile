@@ -23,19 +23,27 @@ endif
 MODULE_SRCS := Kbuild $(shell find net include uapi -name '*.[ch]' -o -name Kbuild)
 
 .PHONY: all modules module-one deps check demo bench selftests tools checkpatch \
-	install clean
+	install clean print-tc-libdir
 
-# make install [DESTDIR=...] [PREFIX=...]: the module for every built kernel
+# make install [DESTDIR=...] [PREFIX=...]: the modules for every built kernel
 # (in /lib/modules/VER/updates), the tools, their man pages, the bash
 # completion and the uapi header.
 PREFIX ?= /usr/local
+# tc(8) looks for its qdisc plugins in one directory, whatever PREFIX is:
+# /usr/lib/<multiarch>/tc on Debian (tc -V; strings $(which tc)), /usr/lib/tc
+# upstream. TC_LIB_DIR in tc's environment overrides it at run time.
+MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
+TC_LIBDIR ?= /usr/lib$(if $(MULTIARCH),/$(MULTIARCH))/tc
 INSTALL_FILES := \
 	build/tools/mrc:$(PREFIX)/sbin/mrc:755 \
 	build/tools/mrcperf:$(PREFIX)/bin/mrcperf:755 \
+	build/tools/q_mrctrim.so:$(TC_LIBDIR)/q_mrctrim.so:644 \
 	tools/mrc/mrc.8:$(PREFIX)/share/man/man8/mrc.8:644 \
+	tools/tc/tc-mrctrim.8:$(PREFIX)/share/man/man8/tc-mrctrim.8:644 \
 	tools/mrcperf/mrcperf.1:$(PREFIX)/share/man/man1/mrcperf.1:644 \
 	tools/mrc/mrc.bash-completion:$(PREFIX)/share/bash-completion/completions/mrc:644 \
-	uapi/linux/mrc.h:$(PREFIX)/include/linux/mrc.h:644
+	uapi/linux/mrc.h:$(PREFIX)/include/linux/mrc.h:644 \
+	uapi/linux/mrc_trim.h:$(PREFIX)/include/linux/mrc_trim.h:644
 
 all: modules selftests tools
 
@@ -59,11 +67,14 @@ module-one:
 		echo "build for $(KVER_ONE) failed or warned" >&2; exit 1; \
 	fi
 	@cp $(BUILD)/$(KVER_ONE)/src/net/mrc/mrc.ko $(BUILD)/$(KVER_ONE)/mrc.ko
+	@cp $(BUILD)/$(KVER_ONE)/src/net/sched/sch_mrctrim.ko \
+		$(BUILD)/$(KVER_ONE)/sch_mrctrim.ko
 
 selftests:
 	@$(MAKE) --no-print-directory -C selftests/net/mrc OUTPUT=$(BUILD)/selftests
 
-tools: $(BUILD)/tools/mrc_demo $(BUILD)/tools/mrcperf $(BUILD)/tools/mrc
+tools: $(BUILD)/tools/mrc_demo $(BUILD)/tools/mrcperf $(BUILD)/tools/mrc \
+	$(BUILD)/tools/q_mrctrim.so
 
 $(BUILD)/tools/mrc: $(wildcard tools/mrc/*.[ch]) uapi/linux/mrc.h
 	@mkdir -p $(dir $@)
@@ -73,6 +84,12 @@ $(BUILD)/tools/mrc: $(wildcard tools/mrc/*.[ch]) uapi/linux/mrc.h
 $(BUILD)/tools/mrcperf: $(wildcard tools/mrcperf/*.[ch]) uapi/linux/mrc.h
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -Wall -Wextra -Werror -Iuapi -pthread -o $@ $(filter %.c,$^) -lm
+
+# The tc plugin of the mrctrim qdisc: its undefined symbols are tc's own.
+$(BUILD)/tools/q_mrctrim.so: tools/tc/q_mrctrim.c tools/tc/iproute2.h \
+		uapi/linux/mrc_trim.h
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -Wall -Wextra -Werror -fPIC -shared -Iuapi -o $@ $<
 
 $(BUILD)/tools/mrc_demo: tools/testing/mrc_demo.c uapi/linux/mrc.h
 	@mkdir -p $(dir $@)
@@ -104,12 +121,18 @@ install: all
 	@for k in $(KERNELS); do \
 		install -D -m 644 $(BUILD)/$$k/mrc.ko \
 			$(DESTDIR)/lib/modules/$$k/updates/mrc.ko || exit 1; \
+		install -D -m 644 $(BUILD)/$$k/sch_mrctrim.ko \
+			$(DESTDIR)/lib/modules/$$k/updates/sch_mrctrim.ko || exit 1; \
 		if [ -z "$(DESTDIR)" ]; then depmod -a $$k; fi; \
 	done
 	@for f in $(INSTALL_FILES); do \
 		src=$${f%%:*}; rest=$${f#*:}; dst=$${rest%:*}; mode=$${rest##*:}; \
 		install -D -m $$mode $$src $(DESTDIR)$$dst || exit 1; \
 	done
+
+# Where make install puts the tc plugin (for tools/testing/check).
+print-tc-libdir:
+	@echo $(TC_LIBDIR)
 
 clean:
 	rm -rf $(BUILD)

@@ -8,6 +8,10 @@
 
 #include <linux/net.h>
 #include <net/net_namespace.h>
+/* 6.5 moved skb_gso_segment() to its own header. */
+#ifdef MRC_HAVE_NET_GSO_H
+#include <net/gso.h>
+#endif
 
 /* 6.10 passes accept() its flags in struct proto_accept_arg. */
 #ifdef MRC_HAVE_PROTO_ACCEPT_ARG
@@ -27,6 +31,13 @@
 #else
 #define mrc_register_net_sysctl(net, path, table, n) \
 	register_net_sysctl(net, path, table)
+#endif
+
+/* 6.11 hands sysctl handlers a const table. */
+#ifdef MRC_HAVE_CONST_CTL_TABLE
+#define mrc_ctl_table	const struct ctl_table
+#else
+#define mrc_ctl_table	struct ctl_table
 #endif
 
 #endif /* _MRC_COMPAT_H */

@@ -44,6 +44,12 @@
 
 /* Default SO_RCVBUF and SO_SNDBUF, unless the sysctl defaults are larger. */
 #define MRC_DEFAULT_BUF		SZ_1M
+/* Receive memory beyond SO_RCVBUF that the message next in line may take
+ * (it is accepted whatever its size), at most: the largest message, at
+ * about twice its size in buffers' true size. The socket backlog allows
+ * it too.
+ */
+#define MRC_HOL_ALLOWANCE	(2 * MRC_MSG_MAX)
 
 /* Before any packet arrives, assume half of an skb's truesize is payload. */
 #define MRC_RCV_SCALE_INIT	512
@@ -215,6 +221,10 @@ struct mrc_cc_params {
  * @probe_refill: jiffies when @probe_tokens was last refilled
  * @reply_tokens: probe replies that may still be sent this second
  * @outage_timeout_ms: sysctl net.mrc.outage_timeout_ms
+ * @data_dscp: sysctl net.mrc.data_dscp: DSCP of the DATA packets we send,
+ *	the one switches may trim
+ * @trim_dscp: sysctl net.mrc.trim_dscp: DSCP of a DATA packet a switch
+ *	trimmed
  * @sysctl: the namespace's sysctl table
  */
 struct mrc_net {
@@ -238,11 +248,15 @@ struct mrc_net {
 	unsigned long probe_refill;
 	u32 reply_tokens;
 	unsigned int outage_timeout_ms;
+	unsigned int data_dscp;
+	unsigned int trim_dscp;
 	struct ctl_table_header *sysctl;
 };
 
 /* Entries of a connection's ring of paths whose packets were acked cleanly. */
 #define MRC_RECYCLE	64
+/* One path choice in this many is made by round robin, not by the ring. */
+#define MRC_EXPLORE	4
 
 /**
  * struct mrc_cpath - one path as a connection uses it
@@ -327,6 +341,7 @@ struct mrc_cpath {
  * @burst_left: packets still to put on @last before choosing again
  * @rc_head: next entry of @recycle to take
  * @rc_len: entries in @recycle
+ * @explore: choices since the latest one made by round robin
  * @recycle: ring of entries whose packets were acked without CE
  * @p: the paths, in the set's order (by id)
  */
@@ -344,6 +359,7 @@ struct mrc_cpaths {
 	u16 burst_left;
 	u16 rc_head;
 	u16 rc_len;
+	u16 explore;
 	u16 recycle[MRC_RECYCLE];
 	struct mrc_cpath p[];
 };
@@ -360,6 +376,8 @@ struct mrc_cpaths {
  * @xmits: number of transmissions
  * @lost: declared lost and not retransmitted since
  * @via_rto: was declared lost by a retransmission timeout
+ * @ack_req: its next transmission asks for an immediate ACK
+ *	(MRC_F_ACK_REQ): it is the last the windows let out for now
  */
 struct mrc_tx_cb {
 	u32 msn;
@@ -371,7 +389,8 @@ struct mrc_tx_cb {
 	u16 pidx;
 	u8 xmits;
 	u8 lost:1,
-	   via_rto:1;
+	   via_rto:1,
+	   ack_req:1;
 };
 
 #define MRC_TX_CB(skb)	((struct mrc_tx_cb *)(skb)->cb)
@@ -379,9 +398,12 @@ struct mrc_tx_cb {
 /**
  * struct mrc_rx_cb - control block of a received DATA payload
  * @offset: offset of the payload in its message
+ * @mem: first payload of a complete message in the receive queue: the
+ *	true size of all the message's buffers
  */
 struct mrc_rx_cb {
 	u32 offset;
+	u32 mem;
 };
 
 #define MRC_RX_CB(skb)	((struct mrc_rx_cb *)(skb)->cb)
@@ -429,6 +451,8 @@ enum {
  * @sack_recovered: holes repaired by retransmission without an RTO
  * @rtos: retransmission timeouts
  * @ecn_marks: ACKs that echoed a congestion mark
+ * @pkts_trimmed: DATA packets received trimmed
+ * @trim_retrans: DATA packets to send again after a NACK(TRIMMED)
  */
 struct mrc_stats {
 	u64 bytes_sent;
@@ -443,6 +467,8 @@ struct mrc_stats {
 	u64 sack_recovered;
 	u64 rtos;
 	u64 ecn_marks;
+	u64 pkts_trimmed;
+	u64 trim_retrans;
 };
 
 /**
@@ -498,6 +524,8 @@ struct mrc_stats {
  *	peer's ACK hold); the RTO is at least this, so that a slow path does
  *	not time out the whole connection
  * @path_rto_idx: the path that has @path_rto_us
+ * @rack_xmit_us: send time of the latest-sent packet delivered, on any path
+ * @last_trim_us: when a NACK(TRIMMED) last came; 0 never
  * @reo_mult: reordering window in quarters of srtt; grows on each ACK
  *	reporting a duplicate (a spurious retransmission)
  * @reo_recoveries: window reductions for loss since @reo_mult last grew
@@ -576,6 +604,8 @@ struct mrc_sock {
 	u32 rto_us;
 	u32 path_rto_us;
 	u16 path_rto_idx;
+	u32 rack_xmit_us;
+	u32 last_trim_us;
 	u8 reo_mult;
 	u8 reo_recoveries;
 	u8 backoff;

@@ -29,6 +29,7 @@ enum mrc_pkt_type {
 #define MRC_F_FIN_ACK	0x0002	/* ACK: the peer's FIN has been received */
 #define MRC_F_RETX	0x0004	/* DATA: a retransmission */
 #define MRC_F_DUP	0x0008	/* ACK: the triggering DATA was a duplicate */
+#define MRC_F_ACK_REQ	0x0010	/* DATA: acknowledge at once, do not delay */
 
 /* NACK reasons (mrc_nack.reason). */
 enum mrc_nack_reason {
@@ -52,7 +53,8 @@ enum mrc_rst_reason {
  * @dcid: connection id chosen by the receiver of this packet (0 in a SYN)
  * @scid: connection id chosen by the sender of this packet
  * @ev: entropy value: the path this packet was sent on
- * @rsvd: zero
+ * @plen: DATA: bytes of payload after the DATA header, so that a receiver
+ *	can tell a packet a switch trimmed; zero in other types
  */
 struct mrc_hdr {
 	__u8	version;
@@ -61,7 +63,7 @@ struct mrc_hdr {
 	__be32	dcid;
 	__be32	scid;
 	__be16	ev;
-	__be16	rsvd;
+	__be16	plen;
 } __packed;
 
 /**

@@ -177,6 +177,28 @@ void mrc_cc_on_loss(struct sock *sk, u32 pidx)
 }
 
 /**
+ * mrc_cc_on_trim() - reduce the window for a packet a switch trimmed
+ * @sk: the socket, locked
+ *
+ * A trim is a queue that overflowed: the strongest congestion signal
+ * there is, and unlike a loss it does not depend on the path, since the
+ * paths of an incast share the last hop. The window takes the largest
+ * multiplicative decrease (md), at most once per round trip.
+ */
+void mrc_cc_on_trim(struct sock *sk)
+{
+	const struct mrc_cc_params *cc = &mrc_net(sock_net(sk))->cc;
+	struct mrc_sock *msk = mrc_sk(sk);
+	u32 md = min_t(u32, READ_ONCE(cc->md), 1023);
+
+	if (msk->in_recovery && mrc_before(msk->snd_una, msk->recover))
+		return;
+	MRC_INC(sock_net(sk), CC_TRIM_DECREASE);
+	mrc_cc_reduce(msk, msk->cwnd -
+		      max_t(u32, div_u64((u64)msk->cwnd * md, 1024), 1));
+}
+
+/**
  * mrc_cc_on_spurious() - the peer received a retransmitted packet twice
  * @sk: the socket, locked
  *

@@ -27,6 +27,7 @@ struct mrc_in_cb {
 	struct in6_addr daddr;
 	int ifindex;
 	bool ce;
+	u8 dscp;
 };
 
 #define MRC_IN_CB(skb)	((struct mrc_in_cb *)(skb)->cb)
@@ -122,8 +123,11 @@ static void mrc_deliver(struct sock *sk)
 
 	while ((rmsg = list_first_entry_or_null(&msk->rmsgs, struct mrc_rmsg, node)) &&
 	       rmsg->msn == msk->rcv_msn && rmsg->got == rmsg->len) {
+		struct sk_buff *skb = mrc_rmsg_to_skb(rmsg);
+
 		list_del(&rmsg->node);
-		__skb_queue_tail(&sk->sk_receive_queue, mrc_rmsg_to_skb(rmsg));
+		MRC_RX_CB(skb)->mem = rmsg->mem;
+		__skb_queue_tail(&sk->sk_receive_queue, skb);
 		msk->rcv_msn++;
 		msk->stats.msgs_received++;
 		msk->stats.bytes_received += rmsg->len;
@@ -189,6 +193,30 @@ static bool mrc_rmsg_insert(struct mrc_rmsg *rmsg, struct sk_buff *skb,
 	return true;
 }
 
+/* A DATA packet a switch trimmed (its DSCP says so, or its payload is
+ * shorter than its header declares): its payload is never delivered. The
+ * sender learns at once, by a NACK, and retransmits; a PSN received
+ * already (a trimmed spare copy) is only acknowledged again.
+ */
+static void mrc_rcv_trimmed(struct sock *sk, struct sk_buff *skb, u32 psn,
+			    s32 k)
+{
+	const struct mrc_data *d = (const struct mrc_data *)skb->data;
+	struct mrc_sock *msk = mrc_sk(sk);
+
+	MRC_INC(sock_net(sk), IN_TRIMMED);
+	msk->stats.pkts_trimmed++;
+	if (k >= MRC_WND) {
+		MRC_INC(sock_net(sk), DROP_PSN_WINDOW);
+		mrc_send_ack(sk, 0);
+	} else if (k < 0 || test_bit(k, msk->rcv_map)) {
+		mrc_send_ack(sk, 0);
+	} else {
+		mrc_send_nack(sk, psn, ntohs(d->h.ev), MRC_NACK_TRIMMED);
+	}
+	kfree_skb(skb);
+}
+
 static void mrc_rcv_data(struct sock *sk, struct sk_buff *skb)
 {
 	const struct mrc_data *d = (const struct mrc_data *)skb->data;
@@ -197,11 +225,21 @@ static void mrc_rcv_data(struct sock *sk, struct sk_buff *skb)
 	u32 psn = ntohl(d->psn), msn = ntohl(d->msn);
 	u32 off = ntohl(d->offset), mlen = ntohl(d->msg_len);
 	u32 plen = skb->len - sizeof(*d);
+	bool ack_req = ntohs(d->h.flags) & MRC_F_ACK_REQ;
 	s32 k = psn - msk->rcv_nxt;
 	struct mrc_rmsg *rmsg;
 	bool hol, ce;
 
 	MRC_INC(net, IN_DATA);
+	if (MRC_IN_CB(skb)->dscp == READ_ONCE(mrc_net(net)->trim_dscp) ||
+	    plen < ntohs(d->h.plen)) {
+		mrc_rcv_trimmed(sk, skb, psn, k);
+		return;
+	}
+	if (plen != ntohs(d->h.plen)) {
+		MRC_INC(net, DROP_BAD_MSG);
+		goto drop;
+	}
 	msk->stats.pkts_received++;
 	msk->ack_tsval = ntohl(d->tsval);
 	msk->ack_rx_us = mrc_now_us();
@@ -247,10 +285,11 @@ static void mrc_rcv_data(struct sock *sk, struct sk_buff *skb)
 	}
 	/* The message next in line may exceed the buffer, so that messages
 	 * larger than SO_RCVBUF complete; but only while the reader has
-	 * nothing else queued, which bounds memory to one message.
+	 * nothing else queued, which bounds memory to one message beyond
+	 * the buffer (mrc_rmem_charged() leaves that one out).
 	 */
 	hol = msn == msk->rcv_msn && skb_queue_empty(&sk->sk_receive_queue);
-	if (!hol && atomic_read(&sk->sk_rmem_alloc) + skb->truesize >
+	if (!hol && mrc_rmem_charged(sk) + skb->truesize >
 		    READ_ONCE(sk->sk_rcvbuf)) {
 		MRC_INC(net, DROP_RCVBUF);
 		mrc_rmsg_put_empty(rmsg);
@@ -281,10 +320,12 @@ static void mrc_rcv_data(struct sock *sk, struct sk_buff *skb)
 		mrc_deliver(sk);
 
 	/* A hole, or a hole just filled, is reported at once; so is a
-	 * congestion mark, so that the sender learns which path it was on.
+	 * congestion mark, so that the sender learns which path it was on,
+	 * and a packet whose sender asks (it can send no more until then).
 	 */
 	if (psn != msk->rcv_nxt - 1 || !bitmap_empty(msk->rcv_map, MRC_WND) ||
-	    ce || ++msk->rcv_unacked >= mrc_ack_every)
+	    ce || ack_req ||
+	    ++msk->rcv_unacked >= mrc_ack_every)
 		mrc_send_ack(sk, 0);
 	else
 		mrc_arm_ack_timer(sk);
@@ -427,6 +468,7 @@ static void mrc_rcv_nack(struct sock *sk, struct sk_buff *skb)
 	const struct mrc_nack *n = (const struct mrc_nack *)skb->data;
 	struct mrc_sock *msk = mrc_sk(sk);
 	u32 psn = ntohl(n->psn);
+	struct mrc_tx_cb *cb;
 	struct sk_buff *pkt;
 
 	MRC_INC(sock_net(sk), IN_NACKS);
@@ -435,11 +477,37 @@ static void mrc_rcv_nack(struct sock *sk, struct sk_buff *skb)
 		return;
 	}
 	pkt = msk->txq[psn % MRC_WND];
-	if (pkt && !MRC_TX_CB(pkt)->lost) {
-		mrc_mark_lost(sk, MRC_TX_CB(pkt));
-		mrc_cc_on_loss(sk, MRC_TX_CB(pkt)->pidx);
-		mrc_push(sk);
+	if (!pkt) {
+		/* Selectively acknowledged since. */
+		MRC_INC(sock_net(sk), DROP_NACK);
+		return;
 	}
+	cb = MRC_TX_CB(pkt);
+	if (cb->lost)
+		return;		/* already waiting to be sent again */
+	if (n->reason == MRC_NACK_TRIMMED) {
+		/* About an earlier transmission, on another path: the latest
+		 * is still on its way.
+		 */
+		if (ntohs(n->ev) != mrc_cps(msk)->p[cb->pidx].id) {
+			MRC_INC(sock_net(sk), DROP_NACK);
+			return;
+		}
+		mrc_mark_trimmed(sk, cb);
+		mrc_cc_on_trim(sk);
+		/* The peer is there and the path works: a connection whose
+		 * every packet is being trimmed is congested, not timing out.
+		 */
+		msk->retries = 0;
+		msk->backoff = 0;
+		mrc_arm_rto(sk);
+		MRC_INC(sock_net(sk), TRIM_RETRANS);
+		msk->stats.trim_retrans++;
+	} else {
+		mrc_mark_lost(sk, cb);
+		mrc_cc_on_loss(sk, cb->pidx);
+	}
+	mrc_push(sk);
 }
 
 static void mrc_rcv_fin(struct sock *sk, struct sk_buff *skb)
@@ -473,10 +541,15 @@ static void mrc_rcv_rst(struct sock *sk)
 
 	MRC_INC(sock_net(sk), IN_RSTS);
 	/* Our FIN went out only after everything we sent was acknowledged;
-	 * if we expect nothing more either, the peer merely left first.
+	 * if we expect nothing more either, the peer merely left first. So
+	 * it did if it finished and we have received all and owe nothing:
+	 * its connection forgot us before something of ours (an ACK, a
+	 * window update) reached it.
 	 */
 	if (((msk->fin & MRC_FIN_SENT) &&
 	     ((msk->fin & MRC_FIN_RCVD) || sock_flag(sk, SOCK_DEAD))) ||
+	    ((msk->fin & MRC_FIN_RCVD) && msk->rcv_msn == msk->peer_final_msn &&
+	     !msk->outstanding && skb_queue_empty(&sk->sk_write_queue)) ||
 	    msk->state == MRC_SYN_RECV)
 		mrc_conn_done(sk);
 	else
@@ -652,7 +725,7 @@ static void mrc_rcv_locked(struct sock *sk, struct sk_buff *skb)
 	if (!sock_owned_by_user(sk)) {
 		mrc_rcv(sk, skb);
 	} else if (sk_add_backlog(sk, skb, READ_ONCE(sk->sk_rcvbuf) +
-				  READ_ONCE(sk->sk_sndbuf))) {
+				  READ_ONCE(sk->sk_sndbuf) + MRC_HOL_ALLOWANCE)) {
 		MRC_INC(sock_net(sk), DROP_BACKLOG);
 		kfree_skb(skb);
 	}
@@ -743,6 +816,7 @@ int mrc_udp_rcv(struct sock *usk, struct sk_buff *skb)
 	in->daddr = ip6->daddr;
 	in->ifindex = ifindex;
 	in->ce = ce;
+	in->dscp = ipv6_get_dsfield(ip6) >> 2;
 
 	if (!pskb_may_pull(skb, sizeof(struct udphdr) + sizeof(*h))) {
 		MRC_INC(net, DROP_SHORT);

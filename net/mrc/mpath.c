@@ -10,7 +10,9 @@
  *     from the recycle ring in the order the ACKs came (as UET's REPS
  *     recycles entropies): a path that delivers cleanly keeps its share,
  *     and a path that stops delivering stops getting packets at once;
- *  3. otherwise the next path in round robin, so the load spreads evenly;
+ *  3. otherwise, and for one choice in MRC_EXPLORE in any case, the next
+ *     path in round robin, so the load spreads evenly and a path that
+ *     comes back (or is added) earns its place in the ring;
  *  4. in both, skipping paths that echoed CE within the ECN cool-down,
  *     unless every usable path is cooling down.
  */
@@ -348,7 +350,13 @@ int mrc_cp_choose(struct sock *sk, int avoid)
 		cps->burst_left--;
 		return cps->last;
 	}
-	while (cps->rc_len) {
+	/* The ring conserves each path's share: without a round-robin
+	 * choice now and then, a path that was retired and came back would
+	 * never get more than the few packets it had when it returned.
+	 */
+	if (++cps->explore >= MRC_EXPLORE)
+		cps->explore = 0;
+	while (cps->explore && cps->rc_len) {
 		i = cps->recycle[cps->rc_head];
 		cps->rc_head = (cps->rc_head + 1) % MRC_RECYCLE;
 		cps->rc_len--;
@@ -468,7 +476,8 @@ static void mrc_cp_recycle(struct mrc_cpaths *cps, u32 i)
 void mrc_cp_on_delivered(struct sock *sk, const struct mrc_tx_cb *cb, u32 now,
 			 bool ce)
 {
-	struct mrc_cpaths *cps = mrc_cps(mrc_sk(sk));
+	struct mrc_sock *msk = mrc_sk(sk);
+	struct mrc_cpaths *cps = mrc_cps(msk);
 	struct mrc_cpath *cp = &cps->p[cb->pidx];
 
 	if (!cb->lost && cp->inflight)
@@ -486,11 +495,30 @@ void mrc_cp_on_delivered(struct sock *sk, const struct mrc_tx_cb *cb, u32 now,
 		cp->rack_xmit_us = cb->xmit_us;
 		cp->rack_rtt_us = now - cb->xmit_us;
 	}
+	if (!msk->rack_xmit_us || mrc_after(cb->xmit_us, msk->rack_xmit_us))
+		msk->rack_xmit_us = cb->xmit_us;
 count:
 	if (cp->path)
 		mrc_path_count(cp->path, MRC_PC_ACKED, 1);
 	if (!ce && mrc_cp_usable(cp))
 		mrc_cp_recycle(cps, cb->pidx);
+}
+
+/**
+ * mrc_cp_on_trimmed() - a NACK says a switch trimmed a packet of this path
+ * @sk: the socket, locked
+ * @cb: the packet, just marked for retransmission
+ */
+void mrc_cp_on_trimmed(struct sock *sk, const struct mrc_tx_cb *cb)
+{
+	struct mrc_cpath *cp = &mrc_cps(mrc_sk(sk))->p[cb->pidx];
+
+	if (cp->inflight)
+		cp->inflight--;
+	mrc_sk(sk)->last_trim_us = mrc_now_us() | 1;
+	WRITE_ONCE(cp->trims, cp->trims + 1);
+	if (cp->path)
+		mrc_path_count(cp->path, MRC_PC_TRIMS, 1);
 }
 
 /**
@@ -518,8 +546,9 @@ void mrc_cp_on_lost(struct sock *sk, const struct mrc_tx_cb *cb)
  * until it answers; an automatic path is left alone by this connection
  * for a while, doubling with each retirement in a row. Either way the
  * path's other packets in flight are declared lost at once, to go on the
- * remaining paths. Not below the set's min-active good paths: there a
- * loss only reduces the window.
+ * remaining paths. Not below the set's min-active good paths, and not
+ * while the connection's packets are being trimmed: there a loss only
+ * reduces the window.
  */
 void mrc_cp_retire(struct sock *sk, u32 i)
 {
@@ -532,6 +561,16 @@ void mrc_cp_retire(struct sock *sk, u32 i)
 
 	if (!mrc_cp_usable(cp))
 		return;
+	/* Trims prove that the paths reach the peer's last hop, which they
+	 * share in an incast: a loss declared soon after is that queue (the
+	 * trimmed headers go first and hold data back), not a failure.
+	 */
+	if (msk->last_trim_us &&
+	    mrc_now_us() - msk->last_trim_us <
+	    max(8 * cp->srtt_us, 2 * max(msk->rto_us, msk->path_rto_us))) {
+		MRC_INC(net, RETIRE_TRIMMED);
+		return;
+	}
 	for (j = 0; j < cps->nr; j++)
 		if (mrc_cp_usable(&cps->p[j]))
 			good++;

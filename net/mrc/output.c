@@ -28,9 +28,15 @@ static int mrc_output_flow(struct net *net, struct sock *sk,
 			   struct sk_buff *skb, struct flowi6 *fl6,
 			   struct dst_entry *dst, struct ipv6_txoptions *opt)
 {
+	const struct mrc_hdr *h = (const struct mrc_hdr *)skb->data;
 	struct sock *usk = mrc_net(net)->udp_sock->sk;
+	u8 tclass = INET_ECN_ECT_0;
 	struct udphdr *uh;
 	int err, segs;
+
+	/* DATA may be trimmed by the switches; control packets may not. */
+	if (h->type == MRC_PKT_DATA)
+		tclass |= READ_ONCE(mrc_net(net)->data_dscp) << 2;
 
 	segs = skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1;
 	/* skb->cb still holds our control block; IPv6 reads its own there. */
@@ -51,7 +57,7 @@ static int mrc_output_flow(struct net *net, struct sock *sk,
 	/* With an SRH the checksum covers the final destination, as here. */
 	udp6_set_csum(false, skb, &fl6->saddr, &fl6->daddr, skb->len);
 
-	err = ip6_xmit(usk, skb, fl6, fl6->flowi6_mark, opt, INET_ECN_ECT_0,
+	err = ip6_xmit(usk, skb, fl6, fl6->flowi6_mark, opt, tclass,
 		       sk ? READ_ONCE(sk->sk_priority) : 0);
 	err = net_xmit_eval(err);
 	if (err)
@@ -93,7 +99,7 @@ static void mrc_fill_hdr(struct mrc_hdr *h, u8 type, u16 flags, u32 dcid,
 	h->dcid = htonl(dcid);
 	h->scid = htonl(scid);
 	h->ev = htons(ev);
-	h->rsvd = 0;
+	h->plen = 0;
 }
 
 static struct sk_buff *mrc_alloc_ctrl(unsigned int len)
@@ -171,13 +177,16 @@ static void mrc_data_hdr(struct sock *sk, struct mrc_data *d,
 {
 	struct mrc_sock *msk = mrc_sk(sk);
 
-	mrc_fill_hdr(&d->h, MRC_PKT_DATA, cb->xmits > 1 ? MRC_F_RETX : 0,
+	mrc_fill_hdr(&d->h, MRC_PKT_DATA,
+		     (cb->xmits > 1 ? MRC_F_RETX : 0) |
+		     (cb->ack_req ? MRC_F_ACK_REQ : 0),
 		     msk->rcid, msk->lcid, ev);
 	d->psn = htonl(cb->psn);
 	d->msn = htonl(cb->msn);
 	d->offset = htonl(cb->offset);
 	d->msg_len = htonl(cb->msg_len);
 	d->tsval = htonl(cb->xmit_us);
+	d->h.plen = htons(cb->len);
 }
 
 static void mrc_count_xmit(struct sock *sk, struct mrc_tx_cb *cb, u32 i,
@@ -306,6 +315,7 @@ static void mrc_retransmit_lost(struct sock *sk)
 		}
 		MRC_TX_CB(skb)->lost = 0;
 		msk->lost--;
+		MRC_TX_CB(skb)->ack_req = mrc_inflight(msk) >= msk->cwnd;
 		mrc_xmit_data(sk, skb, i);
 	}
 }
@@ -344,6 +354,11 @@ static void mrc_send_new(struct sock *sk, bool probe)
 		*mrc_txq_slot(msk, cb->psn) = skb;
 		msk->outstanding++;
 		msk->inflight_bytes += cb->len;
+		/* The last packet before the window closes or the queue runs
+		 * dry: a delayed ACK would only stall us.
+		 */
+		cb->ack_req = mrc_inflight(msk) >= msk->cwnd ||
+			      skb_queue_empty(&sk->sk_write_queue);
 
 		batch[n++] = skb;
 		bytes += sizeof(struct mrc_data) + cb->len;
@@ -420,21 +435,28 @@ static u32 mrc_reo_wnd_us(const struct mrc_sock *msk,
 }
 
 /* How long a packet may go unacknowledged on its path before it counts as
- * lost although nothing sent later on the path was delivered: twice the
- * path's srtt plus four variations, plus the reordering window, plus the
- * longest the peer may hold an ACK (ack_delay_us rounded up to jiffies,
- * and one more for the timer). Zero while the path has no RTT sample (the
- * RTO covers it then).
+ * lost although nothing sent later on the path was delivered. While the
+ * peer acknowledges packets sent after this one on other paths, it is
+ * acknowledging promptly, and this path is late: the path's srtt plus four
+ * variations plus the reordering window is enough (the RTO formula of RFC
+ * 6298, per path). Otherwise the peer may be holding its ACK, and the
+ * connection may be going idle: twice the srtt plus four variations, plus
+ * the reordering window, plus the longest the peer may hold an ACK
+ * (ack_delay_us rounded up to jiffies, and one more for the timer). Zero
+ * while the path has no RTT sample (the RTO covers it then).
  */
 static u32 mrc_path_timeout_us(const struct mrc_sock *msk,
-			       const struct mrc_cpath *cp)
+			       const struct mrc_cpath *cp,
+			       const struct mrc_tx_cb *cb)
 {
 	u32 hold = jiffies_to_usecs(usecs_to_jiffies(mrc_ack_delay_us) + 1);
+	u32 base = cp->srtt_us + 4 * cp->rttvar_us + mrc_reo_wnd_us(msk, cp);
 
 	if (!cp->srtt_us)
 		return 0;
-	return 2 * cp->srtt_us + 4 * cp->rttvar_us + mrc_reo_wnd_us(msk, cp) +
-	       hold;
+	if (msk->rack_xmit_us && mrc_after(msk->rack_xmit_us, cb->xmit_us))
+		return base;
+	return base + cp->srtt_us + hold;
 }
 
 /**
@@ -447,6 +469,21 @@ void mrc_mark_lost(struct sock *sk, struct mrc_tx_cb *cb)
 	cb->lost = 1;
 	mrc_sk(sk)->lost++;
 	mrc_cp_on_lost(sk, cb);
+}
+
+/**
+ * mrc_mark_trimmed() - a packet in flight was trimmed: send it again
+ * @sk: the socket, locked
+ * @cb: the packet, not yet marked lost
+ *
+ * It is retransmitted like a lost packet, but counted as a trim on its
+ * path, which stays good.
+ */
+void mrc_mark_trimmed(struct sock *sk, struct mrc_tx_cb *cb)
+{
+	cb->lost = 1;
+	mrc_sk(sk)->lost++;
+	mrc_cp_on_trimmed(sk, cb);
 }
 
 /**
@@ -492,7 +529,7 @@ void mrc_detect_losses(struct sock *sk)
 			}
 			wait = min_t(u32, wait, left);
 		}
-		tmo = mrc_path_timeout_us(msk, cp);
+		tmo = mrc_path_timeout_us(msk, cp, cb);
 		if (!tmo)
 			continue;
 		left = (s32)(cb->xmit_us + tmo - now);
@@ -533,7 +570,7 @@ static void mrc_rto_fired(struct sock *sk)
 		if (!skb || MRC_TX_CB(skb)->lost)
 			continue;
 		cb = MRC_TX_CB(skb);
-		tmo = max(base, mrc_path_timeout_us(msk, &cps->p[cb->pidx]));
+		tmo = max(base, mrc_path_timeout_us(msk, &cps->p[cb->pidx], cb));
 		if (first || now - cb->xmit_us >= tmo) {
 			cb->via_rto = 1;
 			mrc_mark_lost(sk, cb);
@@ -670,15 +707,37 @@ void mrc_rtx_timeout(struct sock *sk)
  */
 u32 mrc_rcv_wnd(struct sock *sk)
 {
-	struct mrc_sock *msk = mrc_sk(sk);
-	struct mrc_rmsg *hol;
-	long space = READ_ONCE(sk->sk_rcvbuf) / 2 - atomic_read(&sk->sk_rmem_alloc);
+	long space = READ_ONCE(sk->sk_rcvbuf) / 2 - mrc_rmem_charged(sk);
 
+	return space > 0 ?
+	       (u32)div_u64((u64)space * mrc_sk(sk)->rcv_scale, 1024) : 0;
+}
+
+/**
+ * mrc_rmem_charged() - receive memory that counts against SO_RCVBUF
+ * @sk: the socket, locked
+ *
+ * Everything received and not yet read, except one message: the first
+ * in the receive queue, or while that is empty the message next in line.
+ * That one is accepted whatever its size, so that messages larger than
+ * the buffer complete, and it does not stop the next from arriving while
+ * the reader has yet to take it.
+ *
+ * Return: bytes of true size.
+ */
+long mrc_rmem_charged(struct sock *sk)
+{
+	struct sk_buff *first = skb_peek(&sk->sk_receive_queue);
+	struct mrc_sock *msk = mrc_sk(sk);
+	long mem = atomic_read(&sk->sk_rmem_alloc);
+	struct mrc_rmsg *hol;
+
+	if (first)
+		return mem - MRC_RX_CB(first)->mem;
 	hol = list_first_entry_or_null(&msk->rmsgs, struct mrc_rmsg, node);
-	if (hol && hol->msn == msk->rcv_msn &&
-	    skb_queue_empty(&sk->sk_receive_queue))
-		space += hol->mem;
-	return space > 0 ? (u32)div_u64((u64)space * msk->rcv_scale, 1024) : 0;
+	if (hol && hol->msn == msk->rcv_msn)
+		mem -= hol->mem;
+	return mem;
 }
 
 /**
@@ -727,6 +786,33 @@ void mrc_send_ack(struct sock *sk, u16 flags)
 	msk->ack_ce = false;
 	MRC_INC(sock_net(sk), OUT_ACKS);
 	mrc_output_ctrl(sk, skb, msk->ack_ev);
+}
+
+/**
+ * mrc_send_nack() - tell the peer a DATA packet arrived without its payload
+ * @sk: the socket, locked
+ * @psn: the packet's PSN
+ * @ev: the path it arrived on; the NACK goes back on it when it can
+ * @reason: enum mrc_nack_reason
+ */
+void mrc_send_nack(struct sock *sk, u32 psn, u16 ev, u8 reason)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+	struct sk_buff *skb;
+	struct mrc_nack *n;
+
+	skb = mrc_alloc_ctrl(sizeof(*n));
+	if (!skb) {
+		MRC_INC(sock_net(sk), TX_ERRORS);
+		return;
+	}
+	n = (struct mrc_nack *)skb->data;
+	mrc_fill_hdr(&n->h, MRC_PKT_NACK, 0, msk->rcid, msk->lcid, 0);
+	n->psn = htonl(psn);
+	n->ev = htons(ev);
+	n->reason = reason;
+	MRC_INC(sock_net(sk), OUT_NACKS);
+	mrc_output_ctrl(sk, skb, ev);
 }
 
 /**

@@ -27,12 +27,15 @@ void mrc_push(struct sock *sk);
 void mrc_tx_purge(struct sock *sk);
 void mrc_detect_losses(struct sock *sk);
 void mrc_mark_lost(struct sock *sk, struct mrc_tx_cb *cb);
+void mrc_mark_trimmed(struct sock *sk, struct mrc_tx_cb *cb);
 void mrc_rtx_timeout(struct sock *sk);
 void mrc_send_ack(struct sock *sk, u16 flags);
+void mrc_send_nack(struct sock *sk, u32 psn, u16 ev, u8 reason);
 void mrc_send_syn(struct sock *sk, u8 type, u32 tsecr);
 void mrc_send_fin(struct sock *sk);
 void mrc_send_rst(struct sock *sk, u32 reason);
 void mrc_send_rst_reply(struct net *net, const struct mrc_reply *r, u32 reason);
 u32 mrc_rcv_wnd(struct sock *sk);
+long mrc_rmem_charged(struct sock *sk);
 
 #endif /* _MRC_OUTPUT_H */

@@ -4,6 +4,7 @@
  * MRC packets, the connection table, the bound ports and the counters.
  */
 #include <linux/bug.h>
+#include <linux/mrc_trim.h>
 #include <linux/rhashtable.h>
 #include <linux/slab.h>
 #include <linux/sysctl.h>
@@ -67,14 +68,55 @@ static int mrc_udp_sock_create(struct net *net, struct mrc_net *mn)
 static unsigned int mrc_outage_min = 1;
 static unsigned int mrc_outage_max = 86400000;
 
+static unsigned int mrc_dscp_max = 63;
+
+/* net.mrc.data_dscp and net.mrc.trim_dscp: 0 to 63, and never the same,
+ * or every DATA packet would look trimmed. extra1 is the other one.
+ */
+static int mrc_sysctl_dscp(mrc_ctl_table *table, int write, void *buffer,
+			   size_t *lenp, loff_t *ppos)
+{
+	unsigned int *cur = table->data, *other = table->extra1;
+	unsigned int val = READ_ONCE(*cur);
+	struct ctl_table tmp = {
+		.data = &val,
+		.maxlen = sizeof(val),
+		.extra1 = SYSCTL_ZERO,
+		.extra2 = &mrc_dscp_max,
+	};
+	int err;
+
+	err = proc_douintvec_minmax(&tmp, write, buffer, lenp, ppos);
+	if (err || !write)
+		return err;
+	if (val == READ_ONCE(*other))
+		return -EINVAL;
+	WRITE_ONCE(*cur, val);
+	return 0;
+}
+
+enum { MRC_SYSCTL_OUTAGE, MRC_SYSCTL_DATA_DSCP, MRC_SYSCTL_TRIM_DSCP };
+
 static struct ctl_table mrc_sysctl_template[] = {
-	{
+	[MRC_SYSCTL_OUTAGE] = {
 		.procname = "outage_timeout_ms",
 		.maxlen = sizeof(unsigned int),
 		.mode = 0644,
 		.proc_handler = proc_douintvec_minmax,
 		.extra1 = &mrc_outage_min,
 		.extra2 = &mrc_outage_max,
+	},
+	[MRC_SYSCTL_DATA_DSCP] = {
+		.procname = "data_dscp",
+		.maxlen = sizeof(unsigned int),
+		.mode = 0644,
+		.proc_handler = mrc_sysctl_dscp,
+	},
+	[MRC_SYSCTL_TRIM_DSCP] = {
+		.procname = "trim_dscp",
+		.maxlen = sizeof(unsigned int),
+		.mode = 0644,
+		.proc_handler = mrc_sysctl_dscp,
 	},
 	{ }
 };
@@ -87,7 +129,11 @@ static int mrc_sysctl_init(struct net *net, struct mrc_net *mn)
 			GFP_KERNEL);
 	if (!table)
 		return -ENOMEM;
-	table[0].data = &mn->outage_timeout_ms;
+	table[MRC_SYSCTL_OUTAGE].data = &mn->outage_timeout_ms;
+	table[MRC_SYSCTL_DATA_DSCP].data = &mn->data_dscp;
+	table[MRC_SYSCTL_DATA_DSCP].extra1 = &mn->trim_dscp;
+	table[MRC_SYSCTL_TRIM_DSCP].data = &mn->trim_dscp;
+	table[MRC_SYSCTL_TRIM_DSCP].extra1 = &mn->data_dscp;
 	mn->sysctl = mrc_register_net_sysctl(net, "net/mrc", table,
 					     ARRAY_SIZE(mrc_sysctl_template) - 1);
 	if (!mn->sysctl) {
@@ -113,6 +159,8 @@ static int __net_init mrc_net_init(struct net *net)
 
 	write_pnet(&mn->net, net);
 	mn->outage_timeout_ms = MRC_OUTAGE_TIMEOUT_DEFAULT;
+	mn->data_dscp = MRCTRIM_DEF_TRIMMABLE_DSCP;
+	mn->trim_dscp = MRCTRIM_DEF_TRIM_DSCP;
 	mrc_probe_init_net(mn);
 
 	spin_lock_init(&mn->bind_lock);

@@ -780,6 +780,8 @@ static void mrc_fill_info(struct sock *sk, struct mrc_info *info)
 	info->mrci_sack_recovered = st->sack_recovered;
 	info->mrci_rtos = st->rtos;
 	info->mrci_ecn_marks = st->ecn_marks;
+	info->mrci_pkts_trimmed = st->pkts_trimmed;
+	info->mrci_trim_retrans = st->trim_retrans;
 }
 
 static int mrc_getsockopt(struct socket *sock, int level, int optname,

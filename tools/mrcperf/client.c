@@ -27,6 +27,7 @@ struct client {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	unsigned int arrived;
+	unsigned int gated;
 	unsigned int held;
 };
 
@@ -46,13 +47,37 @@ static void gate_arrive(struct client *cl)
 	pthread_mutex_unlock(&cl->lock);
 }
 
+/* --start: say we are ready, then wait for the go (or the timeout). */
+static void start_wait(const struct mrcperf_opts *o)
+{
+	u64 deadline = now_ns() + (u64)(o->timeout * 1e9);
+	char ready[PATH_MAX];
+	int fd;
+
+	snprintf(ready, sizeof(ready), "%s.ready-%d", o->start, (int)getpid());
+	fd = open(ready, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd >= 0)
+		close(fd);
+	while (access(o->start, F_OK) && now_ns() < deadline)
+		usleep(1000);
+}
+
+/* Every connection waits here until all are open (or have failed); with
+ * --start, the last one there waits for the go before letting them on.
+ */
 static void gate_pass(struct client_conn *cc)
 {
 	struct client *cl = cc->cl;
+	bool last;
 
 	if (cc->at_gate)
 		return;
 	cc->at_gate = true;
+	pthread_mutex_lock(&cl->lock);
+	last = ++cl->gated == cl->o->conns;
+	pthread_mutex_unlock(&cl->lock);
+	if (last && cl->o->start)
+		start_wait(cl->o);
 	gate_arrive(cl);
 	pthread_mutex_lock(&cl->lock);
 	while (cl->arrived < cl->o->conns)

@@ -24,7 +24,7 @@ static void usage(FILE *f, bool full)
 		"Usage: mrcperf -s [-B ADDR] [-p PORT] [-1] [-j] [--tcp | --mptcp] [--timeout S]\n"
 		"       mrcperf -c ADDR [-p PORT] [-l SIZE] [-n COUNT | -t SECONDS] [-P N]\n"
 		"               [--pingpong] [--verify] [-j] [--tcp | --mptcp] [--timeout S]\n"
-		"               [--seed N] [--hold FILE]\n"
+		"               [--seed N] [--hold FILE] [--start FILE]\n"
 		"Both:  [--family N] (default $MRC_FAMILY, else %d)   Server: [--ready FILE]\n",
 		AF_MRC);
 	if (!full) {
@@ -55,6 +55,8 @@ static void usage(FILE *f, bool full)
 		"      --hold FILE       client: once all is sent and acknowledged, create\n"
 		"                        FILE.done and keep the connections open until\n"
 		"                        FILE exists\n"
+		"      --start FILE      client: once every connection is open, create\n"
+		"                        FILE.ready-PID and start sending when FILE exists\n"
 		"  -h, --help            this text\n",
 		MRCPERF_DEFAULT_PORT, MRCPERF_DEFAULT_TIME, MRCPERF_MAX_CONNS,
 		MRCPERF_DEFAULT_TIMEOUT);
@@ -147,6 +149,7 @@ enum {
 	OPT_READY,
 	OPT_MPTCP,
 	OPT_HOLD,
+	OPT_START,
 	OPT_NR,
 };
 
@@ -170,6 +173,7 @@ static const struct option long_opts[] = {
 	{ "ready", required_argument, NULL, OPT_READY },
 	{ "mptcp", no_argument, NULL, OPT_MPTCP },
 	{ "hold", required_argument, NULL, OPT_HOLD },
+	{ "start", required_argument, NULL, OPT_START },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -184,6 +188,7 @@ static const struct {
 	{ 'l', "-l", true }, { 'n', "-n", true }, { 't', "-t", true }, { 'P', "-P", true },
 	{ OPT_PINGPONG, "--pingpong", true }, { OPT_VERIFY, "--verify", true },
 	{ OPT_SEED, "--seed", true }, { OPT_HOLD, "--hold", true },
+	{ OPT_START, "--start", true },
 };
 
 static void check_sides(const struct mrcperf_opts *o, const bool *seen)
@@ -290,6 +295,9 @@ static void parse_opts(struct mrcperf_opts *o, int argc, char **argv)
 			break;
 		case OPT_HOLD:
 			o->hold = optarg;
+			break;
+		case OPT_START:
+			o->start = optarg;
 			break;
 		case 'h':
 			usage(stdout, true);

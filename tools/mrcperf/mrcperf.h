@@ -74,6 +74,8 @@ enum mrcperf_mode {
  * @ready: --ready, file the server creates once it listens
  * @hold: --hold, the client keeps its connections open, once done, until
  *	this file exists; it creates @hold.done when they are all done
+ * @start: --start, the client creates @start.ready-PID once its connections
+ *	are open, and sends nothing until @start exists
  */
 struct mrcperf_opts {
 	bool server;
@@ -94,6 +96,7 @@ struct mrcperf_opts {
 	u64 seed;
 	const char *ready;
 	const char *hold;
+	const char *start;
 };
 
 /**

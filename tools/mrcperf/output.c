@@ -53,7 +53,8 @@ static const struct {
 	INFO_FIELD(bytes_acked), INFO_FIELD(bytes_received), INFO_FIELD(msgs_sent),
 	INFO_FIELD(msgs_received), INFO_FIELD(pkts_sent), INFO_FIELD(pkts_retrans),
 	INFO_FIELD(pkts_received), INFO_FIELD(pkts_dup), INFO_FIELD(sack_recovered),
-	INFO_FIELD(rtos), INFO_FIELD(ecn_marks),
+	INFO_FIELD(rtos), INFO_FIELD(ecn_marks), INFO_FIELD(pkts_trimmed),
+	INFO_FIELD(trim_retrans),
 };
 
 static u64 info_value(const struct mrc_info *info, size_t i)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * uapi/linux/mrc.h must compile in user space, as C and as C++, alone or
- * after the libc networking headers, and keep its ABI.
+ * uapi/linux/mrc.h and mrc_trim.h must compile in user space, as C and as
+ * C++, alone or after the libc networking headers, and keep their ABI.
  */
 #ifdef WITH_LIBC_FIRST
 #include <netinet/in.h>
@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <string.h>
 #include <linux/mrc.h>
+#include <linux/mrc_trim.h>
 
 #define MRC_ASSERT(c) static_assert(c, #c)
 
@@ -20,6 +21,8 @@ MRC_ASSERT(offsetof(struct sockaddr_mrc, smrc_family) == 0);
 MRC_ASSERT(offsetof(struct sockaddr_mrc, smrc_port) == 2);
 MRC_ASSERT(offsetof(struct sockaddr_mrc, smrc_scope_id) == 4);
 MRC_ASSERT(offsetof(struct sockaddr_mrc, smrc_addr) == 8);
+MRC_ASSERT(sizeof(struct tc_mrctrim_xstats) == 48);
+MRC_ASSERT(TCA_MRCTRIM_MAX == 6);
 
 int main(void)
 {

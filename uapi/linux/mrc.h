@@ -84,6 +84,10 @@ enum mrc_state {
  * @mrci_sack_recovered: holes filled by a retransmission before any RTO
  * @mrci_rtos: retransmission timeouts
  * @mrci_ecn_marks: ACKs that echoed a congestion mark
+ * @mrci_pkts_trimmed: DATA packets received trimmed by a switch (NACKed,
+ *	never delivered)
+ * @mrci_trim_retrans: DATA packets sent again because the peer NACKed
+ *	them as trimmed
  *
  * getsockopt() copies at most the caller's length and returns the length it
  * copied, so fields can be added at the end.
@@ -116,6 +120,8 @@ struct mrc_info {
 	__u64	mrci_sack_recovered;
 	__u64	mrci_rtos;
 	__u64	mrci_ecn_marks;
+	__u64	mrci_pkts_trimmed;
+	__u64	mrci_trim_retrans;
 };
 
 /*

@@ -4,7 +4,7 @@
 # fabric.sh: a two-tier fabric of network namespaces for the MRC selftests.
 # Source it (it sources lib.sh); it runs nothing by itself.
 #
-# H hosts (default 2, at most 8) and K planes (default 4, at most 8). Each
+# H hosts (default 2, at most 32) and K planes (default 4, at most 8). Each
 # plane is one spine router namespace, and every host is joined to every
 # spine by a veth pair. Hosts reach each other over any plane: plainly
 # (routed) over plane 1, or with SRv6 through a SID of the spine of the
@@ -22,7 +22,7 @@
 # tests use for any random choice, so that FAB_SEED=N repeats a run.
 #
 # Addressing (h and k are 1-based and appear in hex in addresses; for
-# h, k <= 8 that is the same digit):
+# h, k <= 9 that is the same digit, host 17 is fd00:ff::11):
 #   link host h <-> spine k   fd00:k:h::/64, host fd00:k:h::2 on p<k> (in
 #                             the host), spine fd00:k:h::1 on h<h> (in the
 #                             spine)
@@ -86,7 +86,8 @@
 # pcap_mrc.py, next to this file, prints a capture as JSON.
 #
 # Tunables: FAB_SHAPE_BURST (32kb) and FAB_SHAPE_LATENCY (50ms) for the tbf
-# of fab_link_shape; FAB_CAPTURE_SNAPLEN (256 bytes: Ethernet, IPv6, an SRH
+# of fab_link_shape, and FAB_SHAPE_ECN (unset: no marking) for its ECN
+# threshold in bytes; FAB_CAPTURE_SNAPLEN (256 bytes: Ethernet, IPv6, an SRH
 # of 8 segments, UDP and the first bytes of the MRC header) and
 # FAB_CAPTURE_BUFFER (8192 KiB, tcpdump -B) for captures; FAB_MRC, the mrc
 # tool.
@@ -99,6 +100,7 @@ if ! declare -F run_test > /dev/null; then
 fi
 
 FAB_MAX=8
+FAB_MAX_HOSTS=32
 FAB_MAX_SIDS=64
 FAB_SUFFIX=${FAB_SUFFIX:-$(printf '%04x%04x' "$RANDOM" "$RANDOM")}
 FAB_SEED=${FAB_SEED:-$RANDOM}
@@ -321,9 +323,9 @@ fab_ready() {
 fab_up() {
 	local H=${1:-2} K=${2:-4} h k
 
-	if ! [[ $H =~ ^[1-9]$ && $K =~ ^[1-9]$ ]] || [ "$H" -gt "$FAB_MAX" ] ||
-	   [ "$K" -gt "$FAB_MAX" ]; then
-		echo "fab_up: hosts and planes go from 1 to $FAB_MAX (got $H and $K)"
+	if ! [[ $H =~ ^[1-9][0-9]?$ && $K =~ ^[1-9]$ ]] ||
+	   [ "$H" -gt "$FAB_MAX_HOSTS" ] || [ "$K" -gt "$FAB_MAX" ]; then
+		echo "fab_up: hosts go from 1 to $FAB_MAX_HOSTS, planes from 1 to $FAB_MAX (got $H and $K)"
 		return 1
 	fi
 	fab_cleanup
@@ -473,10 +475,18 @@ fab_link_clear() {
 # fab_link_shape H K DIR RATE [DELAY]: limit the direction to RATE (a tc
 # rate: 100mbit) with a tbf (burst FAB_SHAPE_BURST, latency
 # FAB_SHAPE_LATENCY); with DELAY (a tc time: 20ms), a netem delay as root
-# with the tbf as its child, as in the netem documentation.
+# with the tbf as its child, as in the netem documentation. With
+# FAB_SHAPE_ECN set to a byte count, the tbf's queue is a red that marks
+# every ECN-capable packet CE once that many bytes wait (a step
+# threshold, as fabric switches mark), so the link behaves like an
+# ECN-marking switch port.
 fab_link_shape() {
 	local h=$1 k=$2 dir=$3 rate=$4 delay=${5:-} ends ns dev
 	local tbf=(tbf rate "$rate" burst "$FAB_SHAPE_BURST" latency "$FAB_SHAPE_LATENCY")
+	local ecn=${FAB_SHAPE_ECN:-} red=()
+
+	[ -n "$ecn" ] && red=(red limit 1000000 min "$ecn" max "$((ecn + 1))"
+		avpkt 1000 burst "$((ecn / 1000 + 1))" probability 1.0 ecn)
 
 	[ -n "$rate" ] || { echo "fab_link_shape: no rate" >&2; return 1; }
 	ends=$(fab_link_ends "$h" "$k" "$dir") || return 1
@@ -484,9 +494,15 @@ fab_link_shape() {
 		tc -n "$ns" qdisc del dev "$dev" root 2>/dev/null
 		if [ -z "$delay" ]; then
 			tc -n "$ns" qdisc add dev "$dev" root handle 1: "${tbf[@]}" || return 1
+			[ -z "$ecn" ] ||
+				tc -n "$ns" qdisc add dev "$dev" parent 1:1 handle 20: "${red[@]}" ||
+				return 1
 		else
 			tc -n "$ns" qdisc add dev "$dev" root handle 1: netem delay "$delay" limit 100000 &&
 				tc -n "$ns" qdisc add dev "$dev" parent 1:1 handle 10: "${tbf[@]}" || return 1
+			[ -z "$ecn" ] ||
+				tc -n "$ns" qdisc add dev "$dev" parent 10:1 handle 20: "${red[@]}" ||
+				return 1
 		fi
 	done <<< "$ends"
 }

@@ -153,3 +153,11 @@ mrc_slab_objects() {
 mrc_loaded() {
 	[ -d /sys/module/mrc ]
 }
+
+# The trimming qdisc's module, built next to mrc.ko (vm-run's $MRC_KO).
+MRCTRIM_KO=${MRCTRIM_KO:-$(dirname "${MRC_KO:-/nonexistent/mrc.ko}")/sch_mrctrim.ko}
+
+# mrctrim_load: load sch_mrctrim.ko unless it is loaded.
+mrctrim_load() {
+	[ -d /sys/module/sch_mrctrim ] || insmod "$MRCTRIM_KO"
+}

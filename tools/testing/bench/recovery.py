@@ -3,13 +3,17 @@
 """Turn recovery.sh's captures into the recovery timeline.
 
 recovery.py --rate MBIT --planes K --dir DIR --out OUT.json --plot OUT.png
-            PROTO...
+            [--base-rtt-us US --rto-min-ms MS] PROTO...
 
 For each PROTO, DIR holds cap-PROTO-K.pcap (what host 2 received on its
 link to spine K) and events-PROTO ("TIME start|fail|heal" lines, the same
 clock as the captures). Data packets are MRC DATA (UDP port 4797, type 1)
 and TCP segments with payload. Per plane, wire bytes (frame length) go in
 1 ms bins, from the start of the transfer.
+
+The failure is stamped before the command that stages it, which takes a
+while under emulation; it takes effect at the last arrival on the failed
+plane before the heal (fail_at_ms), and the figures count from there.
 
 Figures per protocol, all in milliseconds:
   stall_ms       the longest gap between data arrivals (any plane) from
@@ -20,6 +24,11 @@ Figures per protocol, all in milliseconds:
                  plane for TCP, which runs on the failed plane, and so only
                  after the heal)
   healed_use_ms  from the heal until the failed plane carries data again
+  healed_share   the failed plane's share of the data from 500 ms after
+                 the heal to the end (1/K when it is fully back)
+
+With --base-rtt-us, "goals" says whether the stall is at most 10 base
+RTTs plus the minimum RTO and whether back_to_90_ms is at most 50 ms.
 """
 
 import argparse
@@ -80,6 +89,7 @@ def analyse(d, proto, planes, rate):
             t, what = line.split()
             events[what] = float(t)
     t0, tf, th = events["start"], events["fail"], events["heal"]
+    stamped = tf
     arrivals = []
     bins = {}
     for k in range(1, planes + 1):
@@ -93,6 +103,9 @@ def analyse(d, proto, planes, rate):
             b = int((t - t0) * 1000)
             bins.setdefault(b, [0] * (planes + 1))[k] += length
     arrivals.sort()
+    for t, k in arrivals:
+        if stamped <= t < th and k == FAILED_PLANE:
+            tf = t
     last = max(bins) if bins else 0
     series = [bins.get(b, [0] * (planes + 1)) for b in range(last + 1)]
 
@@ -124,6 +137,10 @@ def analyse(d, proto, planes, rate):
         if t >= th and k == FAILED_PLANE:
             healed = (t - th) * 1000
             break
+    hb = int((th - t0) * 1000) + 500
+    after = [sum(r[1:]) for r in series[hb:]]
+    failed = [r[FAILED_PLANE] for r in series[hb:]]
+    share = sum(failed) / sum(after) if sum(after) else None
 
     with open(os.path.join(d, "recovery-%s.dat" % proto), "w") as f:
         f.write("# ms " + " ".join("plane%d_mbps" % k
@@ -135,31 +152,37 @@ def analyse(d, proto, planes, rate):
         "stall_ms": round(stall * 1000, 1),
         "back_to_90_ms": None if back is None else round(back, 1),
         "healed_use_ms": None if healed is None else round(healed, 1),
+        "healed_share": None if share is None else round(share, 3),
         "fail_at_ms": round((tf - t0) * 1000, 1),
         "heal_at_ms": round((th - t0) * 1000, 1),
         "data_packets": len(arrivals),
     }
 
 
+AVG = 25
+
+
 def plot(d, protos, res, planes, png):
-    """Per-plane goodput, averaged over 10 ms, one panel per protocol."""
+    """Per-plane goodput, averaged over AVG ms, one panel per protocol;
+    the failed plane is drawn last and thicker."""
     lines = ["set terminal png size 1200,%d" % (300 * len(protos)),
              "set output '%s'" % png,
              "set multiplot layout %d,1" % len(protos),
              "set xlabel 'time since the start (ms)'",
-             "set ylabel 'Mbit/s, 10 ms average'",
+             "set ylabel 'Mbit/s, %d ms average'" % AVG,
+             "set yrange [0:*]",
              "set key outside right"]
     for p in protos:
         r = res[p]
         src = os.path.join(d, "recovery-%s.dat" % p)
-        avg = os.path.join(d, "recovery-%s-10ms.dat" % p)
+        avg = os.path.join(d, "recovery-%s-avg.dat" % p)
         rows = [list(map(float, l.split())) for l in open(src)
                 if not l.startswith("#")]
         with open(avg, "w") as f:
             for i in range(len(rows)):
-                w = rows[max(0, i - 9):i + 1]
+                w = rows[max(0, i - AVG + 1):i + 1]
                 f.write("%d %s\n" % (rows[i][0], " ".join(
-                    "%.3f" % (sum(x[k] for x in w) / 10)
+                    "%.3f" % (sum(x[k] for x in w) / AVG)
                     for k in range(1, planes + 1))))
         lines.append("set title '%s: stall %s ms, back to 90%% %s ms after "
                      "the failure (red); healed at the green line'" %
@@ -168,9 +191,13 @@ def plot(d, protos, res, planes, png):
                      "lc rgb 'red'" % (r["fail_at_ms"], r["fail_at_ms"]))
         lines.append("set arrow 2 from %s, graph 0 to %s, graph 1 nohead "
                      "lc rgb 'dark-green'" % (r["heal_at_ms"], r["heal_at_ms"]))
+        order = [k for k in range(1, planes + 1) if k != FAILED_PLANE]
+        order.append(FAILED_PLANE)
         lines.append("plot " + ", ".join(
-            "'%s' using 1:%d with lines title 'plane %d'" % (avg, k + 1, k)
-            for k in range(1, planes + 1)))
+            "'%s' using 1:%d with lines lw %d title 'plane %d%s'" %
+            (avg, k + 1, 3 if k == FAILED_PLANE else 1, k,
+             " (failed)" if k == FAILED_PLANE else "")
+            for k in order))
     lines.append("unset multiplot")
     script = os.path.join(d, "recovery.gp")
     with open(script, "w") as f:
@@ -190,11 +217,21 @@ def main():
     ap.add_argument("--dir", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--plot", required=True)
+    ap.add_argument("--base-rtt-us", type=float)
+    ap.add_argument("--rto-min-ms", type=float, default=10)
     ap.add_argument("protos", nargs="+")
     a = ap.parse_args()
     res = {p: analyse(a.dir, p, a.planes, a.rate) for p in a.protos}
     res["link_rate_mbps"] = a.rate
     res["planes"] = a.planes
+    if a.base_rtt_us:
+        goal = 10 * a.base_rtt_us / 1000 + a.rto_min_ms
+        res["base_rtt_ms"] = round(a.base_rtt_us / 1000, 3)
+        res["stall_goal_ms"] = round(goal, 1)
+        res["goals"] = {p: {
+            "stall": res[p]["stall_ms"] <= goal,
+            "back_to_90": res[p]["back_to_90_ms"] is not None and
+            res[p]["back_to_90_ms"] <= 50} for p in a.protos}
     res["plot"] = a.plot if plot(a.dir, a.protos, res, a.planes, a.plot) else None
     with open(a.out, "w") as f:
         json.dump(res, f, indent=2)

@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Helpers of trim_qdisc.sh: send bursts of UDP, read what arrived.
+
+trim_tool.py send DST PORT --count N --size BYTES --tclass TC
+                  [--first SEQ] [--srh SEG,...] [--gso]
+    Send N UDP datagrams of BYTES payload to DST (IPv6) with traffic class
+    TC. Each payload starts with its sequence number (4 bytes, from SEQ
+    on), so that a trimmed packet still tells which one it was. With
+    --srh, every packet carries a segment routing header through those
+    segments, in order, to DST. With --gso, the N payloads go in one
+    send() as a UDP GSO batch of BYTES-sized segments.
+
+trim_tool.py read PCAP PORT
+    Print, as one JSON list in arrival order, every IPv6 UDP packet to
+    PORT in PCAP: seq, frame length, IPv6 payload length, DSCP, ECN, UDP
+    length, and whether the UDP checksum is valid (its pseudo-header
+    naming the final destination: the SRH's entry 0).
+"""
+
+import argparse
+import json
+import socket
+import struct
+import sys
+
+IPV6_TCLASS = 67
+IPV6_RTHDR = 57
+UDP_SEGMENT = 103
+
+
+def srh(segs):
+    """A type 4 routing header for setsockopt(IPV6_RTHDR) through SEGS, in
+    order: entry 0 is the final destination (the kernel writes the send()
+    address there), the last entry the first segment."""
+    addrs = [bytes(16)] + [socket.inet_pton(socket.AF_INET6, a)
+                           for a in reversed(segs)]
+    n = len(addrs)
+    # next header (the kernel's), hdr ext len, type 4, segments left,
+    # last entry, flags, tag
+    hdr = struct.pack("!BBBBBBH", 0, 2 * n, 4, n - 1, n - 1, 0, 0)
+    return hdr + b"".join(addrs)
+
+
+def send(a):
+    s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+    s.setsockopt(socket.IPPROTO_IPV6, IPV6_TCLASS, a.tclass)
+    dst = a.dst
+    if a.srh:
+        s.setsockopt(socket.IPPROTO_IPV6, IPV6_RTHDR, srh(a.srh.split(",")))
+    pay = [struct.pack("!I", a.first + i) + bytes((a.first + i) & 0xff
+                                                  for _ in range(a.size - 4))
+           for i in range(a.count)]
+    if a.gso:
+        s.setsockopt(socket.IPPROTO_UDP, UDP_SEGMENT, a.size)
+        s.sendto(b"".join(pay), (dst, a.port))
+    else:
+        for p in pay:
+            s.sendto(p, (dst, a.port))
+    s.close()
+
+
+def frames(path):
+    with open(path, "rb") as f:
+        hdr = f.read(24)
+        magic = struct.unpack("<I", hdr[:4])[0]
+        end = "<" if magic in (0xA1B2C3D4, 0xA1B23C4D) else ">"
+        while True:
+            rec = f.read(16)
+            if len(rec) < 16:
+                return
+            _, _, incl, orig = struct.unpack(end + "IIII", rec)
+            data = f.read(incl)
+            if len(data) >= 14 and data[12:14] == b"\x86\xdd":
+                yield orig, data[14:]
+
+
+def csum(data):
+    if len(data) % 2:
+        data += b"\0"
+    s = sum(struct.unpack("!%dH" % (len(data) // 2), data))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return s
+
+
+def read(a):
+    out = []
+    for flen, ip in frames(a.pcap):
+        tc = ((ip[0] & 0x0f) << 4) | (ip[1] >> 4)
+        plen = struct.unpack("!H", ip[4:6])[0]
+        nh, off, final = ip[6], 40, ip[24:40]
+        while nh in (0, 43, 60) and off + 8 <= len(ip):
+            if nh == 43 and ip[off + 2] == 4:
+                final = ip[off + 8:off + 24]
+            nh, off = ip[off], off + (ip[off + 1] + 1) * 8
+        if nh != 17 or off + 12 > len(ip):
+            continue
+        udp = ip[off:40 + plen]
+        if struct.unpack("!H", udp[2:4])[0] != a.port:
+            continue
+        ulen = struct.unpack("!H", udp[4:6])[0]
+        pseudo = ip[8:24] + final + struct.pack("!IxxxB", len(udp), 17)
+        ok = len(udp) == ulen and csum(pseudo + udp) == 0xffff
+        out.append({"seq": struct.unpack("!I", udp[8:12])[0],
+                    "frame_len": flen, "plen": plen, "dscp": tc >> 2,
+                    "ecn": tc & 3, "udp_len": ulen, "csum_ok": ok})
+    json.dump(out, sys.stdout)
+    print()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("send")
+    s.add_argument("dst")
+    s.add_argument("port", type=int)
+    s.add_argument("--count", type=int, required=True)
+    s.add_argument("--size", type=int, required=True)
+    s.add_argument("--tclass", type=int, required=True)
+    s.add_argument("--first", type=int, default=0)
+    s.add_argument("--srh")
+    s.add_argument("--gso", action="store_true")
+    r = sub.add_parser("read")
+    r.add_argument("pcap")
+    r.add_argument("port", type=int)
+    a = ap.parse_args()
+    send(a) if a.cmd == "send" else read(a)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,151 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# incast.sh OUT.json: incast completion, in one guest run. The test
+# fabric with one plane and 17 hosts: N = 4, 8 and 16 senders each send
+# one 1 MB message to host 17 at once (mrcperf --start releases them
+# together). Spine 1's downlink to host 17 is the bottleneck: a tbf at
+# RATE Mbit/s (default 50) whose queue holds LIMIT bytes (default
+# 30000), either
+#  - mrc-trim:     an mrctrim qdisc (trims when full), MRC traffic;
+#  - mrc-droptail: a bfifo of the same size, MRC traffic;
+#  - tcp:          the same bfifo, TCP (mrcperf --tcp).
+# Each case runs REPS times (default 5). A sender's completion time is
+# its mrcperf client time: from the go until the receiver's report that
+# every byte arrived. Reported per case: p50 and p99 over all senders of
+# all repetitions, against the ideal N x 1 MB / RATE; OUT.json also says
+# whether the goal holds (mrc-trim p99 <= 1.3 x ideal, and ahead of both
+# others).
+
+set -u
+out=$1
+rate=${RATE:-50}
+limit=${LIMIT:-30000}
+reps=${REPS:-5}
+top=$(cd "$(dirname "$0")/../../.." && pwd)
+P=$top/build/tools/mrcperf
+dir=$(dirname "$out")
+export TC_LIB_DIR=$top/build/tools
+RX=17
+
+# shellcheck source-path=SCRIPTDIR/../../../selftests/net/mrc source=lib.sh
+source "$top"/selftests/net/mrc/lib.sh
+# shellcheck source-path=SCRIPTDIR/../../../selftests/net/mrc source=fabric.sh
+source "$top"/selftests/net/mrc/fabric.sh
+trap fab_cleanup EXIT
+
+mrctrim_load || { echo "cannot load $MRCTRIM_KO"; exit 1; }
+fab_up "$RX" 1 > /dev/null || { echo "fabric setup failed"; exit 1; }
+for h in $(seq 16); do
+	fab_paths "$h" "$RX" 4 || exit 1
+done
+
+# queue trim|droptail: the bottleneck and its queue.
+queue() {
+	fab_exec_spine 1 tc qdisc replace dev "h$RX" root handle 1: tbf \
+		rate "${rate}mbit" burst 32kb latency 200ms || return 1
+	if [ "$1" = trim ]; then
+		fab_exec_spine 1 tc qdisc add dev "h$RX" parent 1:1 handle 10: \
+			mrctrim limit "$limit" header-limit 1000000
+	else
+		fab_exec_spine 1 tc qdisc add dev "h$RX" parent 1:1 handle 10: \
+			bfifo limit "$limit"
+	fi
+}
+
+ready_count() {
+	[ "$(find "$dir" -maxdepth 1 -name 'go.ready-*' | wc -l)" -ge "$1" ]
+}
+
+port=7500
+# run CASE N REP: one incast; appends each sender's seconds to CASE-N.dat.
+run() {
+	local case=$1 n=$2 flag='' spid h limit
+
+	port=$((port + 1))
+	limit=$(slow_limit 120)
+	[ "$case" = tcp ] && flag=--tcp
+	rm -f "$dir"/go "$dir"/go.ready-* "$dir/ready"
+	# shellcheck disable=SC2086 # $flag is one word or none
+	fab_exec_host "$RX" "$P" -s -p "$port" $flag --timeout "$limit" \
+		--ready "$dir/ready" > /dev/null 2>&1 &
+	spid=$!
+	wait_ready "$spid" "$dir/ready" > /dev/null || return 1
+	for h in $(seq "$n"); do
+		# shellcheck disable=SC2086
+		fab_exec_host "$h" "$P" -c "$(fab_host_addr "$RX")" -p "$port" $flag \
+			-n 1 -l 1M -j --seed "$h" --timeout "$limit" --start "$dir/go" \
+			> "$dir/incast-$h.json" 2>&1 &
+	done
+	wait_for 60 ready_count "$n" || return 1
+	touch "$dir/go"
+	for h in $(seq "$n"); do
+		wait -n
+	done
+	kill "$spid" 2>/dev/null
+	wait "$spid" 2>/dev/null
+	for h in $(seq "$n"); do
+		python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(d["seconds"] if d["ok"] else "failed")' "$dir/incast-$h.json" \
+			>> "$dir/incast-$case-$n.dat" 2>/dev/null ||
+			echo failed >> "$dir/incast-$case-$n.dat"
+	done
+}
+
+rm -f "$dir"/incast-*.dat
+for case in mrc-trim mrc-droptail tcp; do
+	if [ "$case" = mrc-trim ]; then
+		queue trim || exit 1
+	else
+		queue droptail || exit 1
+	fi
+	for n in 4 8 16; do
+		echo "== $case, $n senders"
+		for r in $(seq "$reps"); do
+			run "$case" "$n" "$r" || echo "$case $n run $r failed"
+		done
+	done
+	fab_exec_spine 1 tc -s qdisc show dev "h$RX" > "$dir/incast-qdisc-$case.txt"
+done
+
+python3 - "$dir" "$rate" "$out" <<'EOF'
+import json, os, sys
+d, rate, out = sys.argv[1], float(sys.argv[2]), sys.argv[3]
+size = 1 << 20
+
+def pct(v, p):
+    v = sorted(v)
+    return v[min(len(v) - 1, int(round(p / 100 * (len(v) - 1))))]
+
+res = {"rate_mbps": rate, "message_bytes": size, "cases": {}}
+for case in ("mrc-trim", "mrc-droptail", "tcp"):
+    for n in (4, 8, 16):
+        path = os.path.join(d, "incast-%s-%d.dat" % (case, n))
+        lines = open(path).read().split() if os.path.exists(path) else []
+        ok = [float(x) * 1000 for x in lines if x != "failed"]
+        ideal = n * size * 8 / (rate * 1e6) * 1000
+        r = {"senders": n, "samples": len(ok),
+             "failed": len(lines) - len(ok), "ideal_ms": round(ideal, 1)}
+        if ok:
+            r.update(p50_ms=round(pct(ok, 50), 1), p99_ms=round(pct(ok, 99), 1),
+                     p99_over_ideal=round(pct(ok, 99) / ideal, 3))
+        res["cases"].setdefault(case, {})[str(n)] = r
+goals = {}
+for n in ("4", "8", "16"):
+    t = res["cases"]["mrc-trim"][n]
+    others = [res["cases"][c][n].get("p99_ms") for c in ("mrc-droptail", "tcp")]
+    goals[n] = {"p99_within_1.3_ideal": t.get("p99_over_ideal", 99) <= 1.3,
+                "ahead_of_both": "p99_ms" in t and
+                all(o is None or t["p99_ms"] < o for o in others)}
+res["goals"] = goals
+json.dump(res, open(out, "w"), indent=2)
+print(json.dumps(res, indent=2))
+print("| senders | ideal ms | MRC-trim p50/p99 | MRC-droptail p50/p99 | TCP p50/p99 |")
+print("|---|---|---|---|---|")
+for n in ("4", "8", "16"):
+    c = res["cases"]
+    f = lambda r: "%s / %s" % (r.get("p50_ms"), r.get("p99_ms"))
+    print("| %s | %s | %s | %s | %s |" % (n, c["mrc-trim"][n]["ideal_ms"],
+          f(c["mrc-trim"][n]), f(c["mrc-droptail"][n]), f(c["tcp"][n])))
+EOF
