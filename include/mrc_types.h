@@ -526,6 +526,7 @@ struct mrc_stats {
  * @path_rto_idx: the path that has @path_rto_us
  * @rack_xmit_us: send time of the latest-sent packet delivered, on any path
  * @last_trim_us: when a NACK(TRIMMED) last came; 0 never
+ * @trim_cut_us: when a trim last cut the window; 0 never
  * @reo_mult: reordering window in quarters of srtt; grows on each ACK
  *	reporting a duplicate (a spurious retransmission)
  * @reo_recoveries: window reductions for loss since @reo_mult last grew
@@ -606,6 +607,7 @@ struct mrc_sock {
 	u16 path_rto_idx;
 	u32 rack_xmit_us;
 	u32 last_trim_us;
+	u32 trim_cut_us;
 	u8 reo_mult;
 	u8 reo_recoveries;
 	u8 backoff;

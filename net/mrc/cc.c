@@ -183,16 +183,21 @@ void mrc_cc_on_loss(struct sock *sk, u32 pidx)
  * A trim is a queue that overflowed: the strongest congestion signal
  * there is, and unlike a loss it does not depend on the path, since the
  * paths of an incast share the last hop. The window takes the largest
- * multiplicative decrease (md), at most once per round trip.
+ * multiplicative decrease (md), at most once per smoothed RTT of time:
+ * while trims go on, the head of the window may be trimmed again and
+ * again, so waiting for it to be acknowledged would stop the decrease
+ * exactly when it is needed.
  */
 void mrc_cc_on_trim(struct sock *sk)
 {
 	const struct mrc_cc_params *cc = &mrc_net(sock_net(sk))->cc;
 	struct mrc_sock *msk = mrc_sk(sk);
-	u32 md = min_t(u32, READ_ONCE(cc->md), 1023);
+	u32 md = min_t(u32, READ_ONCE(cc->md), 1023), now = mrc_now_us();
 
-	if (msk->in_recovery && mrc_before(msk->snd_una, msk->recover))
+	if (msk->trim_cut_us &&
+	    now - msk->trim_cut_us < max_t(u32, msk->srtt_us, 1))
 		return;
+	msk->trim_cut_us = now | 1;
 	MRC_INC(sock_net(sk), CC_TRIM_DECREASE);
 	mrc_cc_reduce(msk, msk->cwnd -
 		      max_t(u32, div_u64((u64)msk->cwnd * md, 1024), 1));

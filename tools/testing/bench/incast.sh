@@ -7,7 +7,8 @@
 # together). Spine 1's downlink to host 17 is the bottleneck: a tbf at
 # RATE Mbit/s (default 50) whose queue holds LIMIT bytes (default
 # 30000), either
-#  - mrc-trim:     an mrctrim qdisc (trims when full), MRC traffic;
+#  - mrc-trim:     an mrctrim qdisc (trims when full, marks ECN above
+#                  half), MRC traffic;
 #  - mrc-droptail: a bfifo of the same size, MRC traffic;
 #  - tcp:          the same bfifo, TCP (mrcperf --tcp).
 # Each case runs REPS times (default 5). A sender's completion time is
@@ -42,11 +43,12 @@ done
 
 # queue trim|droptail: the bottleneck and its queue.
 queue() {
-	fab_exec_spine 1 tc qdisc replace dev "h$RX" root handle 1: tbf \
+	fab_exec_spine 1 tc qdisc del dev "h$RX" root 2> /dev/null
+	fab_exec_spine 1 tc qdisc add dev "h$RX" root handle 1: tbf \
 		rate "${rate}mbit" burst 32kb latency 200ms || return 1
 	if [ "$1" = trim ]; then
 		fab_exec_spine 1 tc qdisc add dev "h$RX" parent 1:1 handle 10: \
-			mrctrim limit "$limit" header-limit 1000000
+			mrctrim limit "$limit" ecn-threshold $((limit / 2))
 	else
 		fab_exec_spine 1 tc qdisc add dev "h$RX" parent 1:1 handle 10: \
 			bfifo limit "$limit"
@@ -87,8 +89,12 @@ run() {
 	for h in $(seq "$n"); do
 		python3 -c 'import json, sys
 d = json.load(open(sys.argv[1]))
-print(d["seconds"] if d["ok"] else "failed")' "$dir/incast-$h.json" \
-			>> "$dir/incast-$case-$n.dat" 2>/dev/null ||
+print(d["seconds"] if d["ok"] else "failed")
+i = d["conns"][0].get("mrc_info", {})
+print(sys.argv[2], d["seconds"], "rtos", i.get("rtos"), "retrans",
+      i.get("pkts_retrans"), "trim_retrans", i.get("trim_retrans"),
+      file=open(sys.argv[3], "a"))' "$dir/incast-$h.json" "$case-$n" \
+			"$dir/incast-info.txt" >> "$dir/incast-$case-$n.dat" 2>/dev/null ||
 			echo failed >> "$dir/incast-$case-$n.dat"
 	done
 }
@@ -100,7 +106,7 @@ for case in mrc-trim mrc-droptail tcp; do
 	else
 		queue droptail || exit 1
 	fi
-	for n in 4 8 16; do
+	for n in ${SENDERS:-4 8 16}; do
 		echo "== $case, $n senders"
 		for r in $(seq "$reps"); do
 			run "$case" "$n" "$r" || echo "$case $n run $r failed"
