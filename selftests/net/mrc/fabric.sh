@@ -650,7 +650,7 @@ fab_capture_start() {
 	# headers are enough, and short frames let the ring hold more of them.
 	ip netns exec "$sns" tcpdump -Z root -n -U --immediate-mode \
 		-s "$FAB_CAPTURE_SNAPLEN" -B "$FAB_CAPTURE_BUFFER" \
-		-i "h$h" -w "$file" ${filter:+"$filter"} 2> "$base.err" &
+		-i "h$h" -w "$file" ${filter:+"$filter"} > /dev/null 2> "$base.err" &
 	pid=$!
 	echo "$pid" > "$base.pid"
 	echo "$file" > "$base.file"

@@ -115,11 +115,13 @@ addr_ready() {
 }
 
 # ns_pair A B: create namespaces A and B joined as above, up and usable.
+# A namespace that exists already is used as it is (set up its defaults
+# first).
 ns_pair() {
 	local a=$1 b=$2
 
-	ip netns add "$a" || return 1
-	ip netns add "$b" || return 1
+	[ -e "/run/netns/$a" ] || ip netns add "$a" || return 1
+	[ -e "/run/netns/$b" ] || ip netns add "$b" || return 1
 	ip -n "$a" link add veth-a type veth peer name veth-b netns "$b" || return 1
 	ip -n "$a" addr add "$MRC_ADDR_A"/64 dev veth-a nodad || return 1
 	ip -n "$b" addr add "$MRC_ADDR_B"/64 dev veth-b nodad || return 1

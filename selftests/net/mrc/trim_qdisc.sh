@@ -2,11 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The mrctrim qdisc alone, between two namespaces joined by a veth. The
-# sender's side has a tbf at 1 kbit/s as root, with mrctrim as its child:
-# the tbf lets one packet through at once and then nothing for seconds,
-# so a burst fills mrctrim's bands deterministically (no timing is
-# measured). Changing the tbf to 1 Gbit/s then drains them. A capture on
-# the receiver's side shows what left, in which order. Checked:
+# sender's side has a tbf at 48 bit/s as root, with mrctrim as its child:
+# the tbf lets one packet through at once and then nothing for over ten
+# seconds, so a burst fills mrctrim's bands deterministically (no timing
+# is measured). The sender's side sends nothing of its own (no link-local
+# address, no router solicitations, its MLD reports done before the test
+# starts), so that only the test's packets cross the qdisc. Changing the
+# tbf to 1 Gbit/s then drains them. A capture on the receiver's side
+# shows what left, in which order. Checked:
 #  - trims happen exactly when the data band is full;
 #  - trimmed packets have the right size, DSCP and ECN bits, and valid
 #    UDP checksums (with an SRH, over the final destination);
@@ -41,30 +44,62 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# A fresh pair, with a static neighbour and no router solicitations, so
-# that nothing but the test's packets crosses the qdisc.
-setup() {
-	local mac
-
-	ns_del "$A" "$B"
-	ns_pair "$A" "$B" || return 1
-	ip netns exec "$A" sysctl -qw net.ipv6.conf.veth-a.router_solicitations=0
-	mac=$(ip -n "$B" -j link show dev veth-b |
-	      python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["address"])')
-	ip -n "$A" -6 neigh replace "$MRC_ADDR_B" lladdr "$mac" dev veth-a nud permanent
-	sleep 1
+# pkts NS DEV rx|tx: the device's packet counter.
+pkts() {
+	ip -n "$1" -s -j link show dev "$2" |
+		python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["stats64"][sys.argv[1]]["packets"])' "$3"
 }
 
-# qdisc ARGS...: the stalled tbf, then mrctrim ARGS as its child.
+# veth-a sent nothing for a second.
+quiet() {
+	local n
+
+	n=$(pkts "$A" veth-a tx)
+	sleep 1
+	[ "$n" = "$(pkts "$A" veth-a tx)" ]
+}
+
+# mac NS DEV: the device's address.
+mac() {
+	ip -n "$1" -j link show dev "$2" |
+		python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["address"])'
+}
+
+# A fresh pair whose side A sends nothing of its own once quiet: no
+# link-local address (so no DAD), no router solicitations, the MLD
+# reports for its address sent at once when the link comes up rather
+# than spread over the next seconds, and static neighbours on both sides
+# (B would otherwise solicit A, to send it ICMP errors, and A's answers
+# would queue behind the test's packets).
+setup() {
+
+	ns_del "$A" "$B"
+	ip netns add "$A" || return 1
+	ip netns exec "$A" sysctl -qw net.ipv6.conf.default.addr_gen_mode=1 \
+		net.ipv6.conf.default.router_solicitations=0 \
+		net.ipv6.conf.default.mldv2_unsolicited_report_interval=0 || return 1
+	ns_pair "$A" "$B" || return 1
+	ip -n "$A" -6 neigh replace "$MRC_ADDR_B" lladdr "$(mac "$B" veth-b)" \
+		dev veth-a nud permanent || return 1
+	ip -n "$B" -6 neigh replace "$MRC_ADDR_A" lladdr "$(mac "$A" veth-a)" \
+		dev veth-b nud permanent || return 1
+	wait_for 10 quiet
+}
+
+# qdisc ARGS...: the stalled tbf, then mrctrim ARGS as its child. The
+# bucket holds 1110 bytes (a packet with a two-entry SRH is 1102), full
+# at the start: the plug (1062 bytes) leaves 48, and at 6 bytes a second the smallest trimmed header (142 bytes)
+# waits 15 s for its tokens, a whole packet three minutes.
 qdisc() {
-	tc -n "$A" qdisc replace dev veth-a root handle 1: tbf rate 1kbit \
-		burst 1200 limit 100000 || return 1
+	tc -n "$A" qdisc replace dev veth-a root handle 1: tbf rate 48bit \
+		burst 1110 limit 100000 || return 1
 	tc -n "$A" qdisc add dev veth-a parent 1:1 handle 10: mrctrim "$@"
 }
 
 capture_start() {
+	# Not on our stdout: run_test's pipe would wait for it after a failure.
 	ip netns exec "$B" tcpdump -n -U -s 2000 -i veth-b -w "$tmp/cap.pcap" \
-		ip6 2> "$tmp/tcpdump.log" &
+		ip6 > /dev/null 2> "$tmp/tcpdump.log" &
 	cap=$!
 	wait_for 10 grep -q "listening on" "$tmp/tcpdump.log"
 }
@@ -74,22 +109,21 @@ backlog_empty() {
 	     python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["qlen"])')" = 0 ]
 }
 
-# pkts NS DEV rx|tx: the device's packet counter.
-pkts() {
-	ip -n "$1" -s -j link show dev "$2" |
-		python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["stats64"][sys.argv[1]]["packets"])' "$3"
-}
-
 # Everything veth-a sent has reached veth-b.
 all_arrived() {
 	[ "$(pkts "$A" veth-a tx)" = "$(pkts "$B" veth-b rx)" ]
 }
 
 # Let the tbf go, wait until mrctrim is empty and all it sent has
-# arrived, stop the capture, read it.
+# arrived, stop the capture, read it. A tbf whose rate changes only looks
+# at its queue again when its timer fires (minutes away) or a packet
+# comes: the kick is a packet larger than the new bucket, which the tbf
+# drops before mrctrim sees it, and then sends what it holds.
 drain() {
 	tc -n "$A" qdisc change dev veth-a root handle 1: tbf rate 1gbit \
-		burst 100000 limit 100000 || return 1
+		burst 1500 limit 100000 || return 1
+	ip netns exec "$A" python3 "$TOOL" send "$MRC_ADDR_B" $((PORT + 1)) \
+		--size 1450 --count 1 --tclass 0 || return 1
 	wait_for 10 backlog_empty || return 1
 	wait_for 10 all_arrived || return 1
 	sleep 0.5
@@ -168,14 +202,18 @@ want(st["drops"] == 0, "no generic drops")
 	check
 }
 
+send_srh() {
+	ip netns exec "$A" python3 "$TOOL" send 2001:db8:ffff::99 "$PORT" \
+		--size "$SIZE" --tclass $((10 << 2)) --srh "$MRC_ADDR_B" "$@"
+}
+
 # With an SRH the UDP checksum covers the final destination, entry 0.
 test_trim_srh() {
 	setup || return 1
 	qdisc limit 2000 trim-size 200 || return 1
 	capture_start || return 1
 	plug $((10 << 2)) || return 1
-	ip netns exec "$A" python3 "$TOOL" send 2001:db8:ffff::99 "$PORT" --size "$SIZE" \
-		--count 5 --first 1 --tclass $((10 << 2)) --srh "$MRC_ADDR_B" || return 1
+	send_srh --count 5 --first 1 || return 1
 	drain || return 1
 	CHECK='
 trim = [p for p in pkts if p["frame_len"] == 14 + 200]
