@@ -253,9 +253,9 @@ struct mrc_net {
 	struct ctl_table_header *sysctl;
 };
 
-/* Entries of a connection's ring of paths whose packets were acked cleanly. */
-#define MRC_RECYCLE	64
-/* One path choice in this many is made by round robin, not by the ring. */
+/* Most credits a path holds: packets acknowledged cleanly, not yet reused. */
+#define MRC_CREDIT_MAX	4
+/* One path choice in this many is made by round robin, ignoring credits. */
 #define MRC_EXPLORE	4
 
 /**
@@ -283,6 +283,8 @@ struct mrc_net {
  *	&mrc_sock.snd_una passes this PSN
  * @bad_until_us: automatic paths only: retired after a loss until then
  * @bad_count: automatic paths only: retirements in a row, for backoff
+ * @credit: packets acknowledged without CE since the path was last
+ *	chosen for one, at most %MRC_CREDIT_MAX
  * @sent: DATA transmissions
  * @bytes: DATA payload bytes sent
  * @acked: DATA packets acknowledged
@@ -316,6 +318,7 @@ struct mrc_cpath {
 	u32 loss_recover;
 	u32 bad_until_us;
 	u8 bad_count;
+	u8 credit;
 	u64 sent;
 	u64 bytes;
 	u64 acked;
@@ -339,10 +342,7 @@ struct mrc_cpath {
  * @ctrl_rr: next entry for control packets
  * @last: entry the latest packet took
  * @burst_left: packets still to put on @last before choosing again
- * @rc_head: next entry of @recycle to take
- * @rc_len: entries in @recycle
- * @explore: choices since the latest one made by round robin
- * @recycle: ring of entries whose packets were acked without CE
+ * @explore: choices since the latest one that ignored credits
  * @p: the paths, in the set's order (by id)
  */
 struct mrc_cpaths {
@@ -357,10 +357,7 @@ struct mrc_cpaths {
 	u16 ctrl_rr;
 	u16 last;
 	u16 burst_left;
-	u16 rc_head;
-	u16 rc_len;
 	u16 explore;
-	u16 recycle[MRC_RECYCLE];
 	struct mrc_cpath p[];
 };
 
@@ -390,7 +387,8 @@ struct mrc_tx_cb {
 	u8 xmits;
 	u8 lost:1,
 	   via_rto:1,
-	   ack_req:1;
+	   ack_req:1,
+	   trimmed:1;
 };
 
 #define MRC_TX_CB(skb)	((struct mrc_tx_cb *)(skb)->cb)

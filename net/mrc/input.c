@@ -483,7 +483,7 @@ static void mrc_rcv_nack(struct sock *sk, struct sk_buff *skb)
 		return;
 	}
 	cb = MRC_TX_CB(pkt);
-	if (cb->lost)
+	if (cb->lost || cb->trimmed)
 		return;		/* already waiting to be sent again */
 	if (n->reason == MRC_NACK_TRIMMED) {
 		/* About an earlier transmission, on another path: the latest
@@ -493,7 +493,8 @@ static void mrc_rcv_nack(struct sock *sk, struct sk_buff *skb)
 			MRC_INC(sock_net(sk), DROP_NACK);
 			return;
 		}
-		mrc_mark_trimmed(sk, cb);
+		cb->trimmed = 1;
+		mrc_cp_on_trimmed(sk, cb);
 		mrc_cc_on_trim(sk);
 		/* The peer is there and the path works: a connection whose
 		 * every packet is being trimmed is congested, not timing out.
@@ -503,6 +504,8 @@ static void mrc_rcv_nack(struct sock *sk, struct sk_buff *skb)
 		mrc_arm_rto(sk);
 		MRC_INC(sock_net(sk), TRIM_RETRANS);
 		msk->stats.trim_retrans++;
+		/* Sent again when the window has turned over (or now). */
+		mrc_detect_losses(sk);
 	} else {
 		mrc_mark_lost(sk, cb);
 		mrc_cc_on_loss(sk, cb->pidx);

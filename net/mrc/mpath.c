@@ -6,13 +6,15 @@
  *
  * Path choice, for every packet (Documentation/networking/mrc.rst):
  *  1. never a path that is denied, assumed bad, or deleted;
- *  2. a path whose packet was just acknowledged without a CE mark, taken
- *     from the recycle ring in the order the ACKs came (as UET's REPS
- *     recycles entropies): a path that delivers cleanly keeps its share,
- *     and a path that stops delivering stops getting packets at once;
+ *  2. the next path in round robin that has a credit: each packet
+ *     acknowledged without a CE mark gives its path one (up to
+ *     MRC_CREDIT_MAX), as UET's REPS recycles the entropies of clean
+ *     ACKs: equal paths take turns exactly, a path that stops delivering
+ *     or is marked stops getting packets at once, and a slower one gets
+ *     fewer;
  *  3. otherwise, and for one choice in MRC_EXPLORE in any case, the next
- *     path in round robin, so the load spreads evenly and a path that
- *     comes back (or is added) earns its place in the ring;
+ *     path in round robin, so that a path that comes back (or is added)
+ *     earns credits again;
  *  4. in both, skipping paths that echoed CE within the ECN cool-down,
  *     unless every usable path is cooling down.
  */
@@ -350,19 +352,22 @@ int mrc_cp_choose(struct sock *sk, int avoid)
 		cps->burst_left--;
 		return cps->last;
 	}
-	/* The ring conserves each path's share: without a round-robin
-	 * choice now and then, a path that was retired and came back would
-	 * never get more than the few packets it had when it returned.
+	/* Credits alone would keep a path that was retired and came back
+	 * (or was added) at the few packets it had when it returned: one
+	 * choice in MRC_EXPLORE ignores them.
 	 */
 	if (++cps->explore >= MRC_EXPLORE)
 		cps->explore = 0;
-	while (cps->explore && cps->rc_len) {
-		i = cps->recycle[cps->rc_head];
-		cps->rc_head = (cps->rc_head + 1) % MRC_RECYCLE;
-		cps->rc_len--;
-		if (i < cps->nr && i != avoid && mrc_cp_usable(&cps->p[i]) &&
-		    !mrc_cp_cooling(&cps->p[i], now))
-			goto found;
+	for (n = 0; cps->explore && n < cps->nr; n++) {
+		struct mrc_cpath *cp;
+
+		i = (cps->rr + n) % cps->nr;
+		cp = &cps->p[i];
+		if (cp->credit && i != avoid && mrc_cp_usable(cp) &&
+		    !mrc_cp_cooling(cp, now)) {
+			cp->credit--;
+			goto found_rr;
+		}
 	}
 	for (n = 0; n < cps->nr; n++) {
 		i = (cps->rr + n) % cps->nr;
@@ -379,7 +384,6 @@ int mrc_cp_choose(struct sock *sk, int avoid)
 
 found_rr:
 	cps->rr = (i + 1) % cps->nr;
-found:
 	cps->last = i;
 	cps->burst_left = clamp_t(u32, READ_ONCE(mrc_spray_burst), 1, 64) - 1;
 	return i;
@@ -391,7 +395,7 @@ found:
  * @ev: the path to prefer (an ACK's echoed EV), or -1
  *
  * Control packets rotate over the usable paths, apart from the data's
- * recycle ring and round robin.
+ * credits and round robin.
  *
  * Return: the entry, or -1 if every path is denied or gone.
  */
@@ -453,16 +457,6 @@ void mrc_cp_on_xmit(struct sock *sk, struct mrc_tx_cb *cb, u32 i, u32 now)
 	}
 }
 
-static void mrc_cp_recycle(struct mrc_cpaths *cps, u32 i)
-{
-	if (cps->rc_len == MRC_RECYCLE) {
-		cps->rc_head = (cps->rc_head + 1) % MRC_RECYCLE;
-		cps->rc_len--;
-	}
-	cps->recycle[(cps->rc_head + cps->rc_len) % MRC_RECYCLE] = i;
-	cps->rc_len++;
-}
-
 /**
  * mrc_cp_on_delivered() - a packet was acknowledged
  * @sk: the socket, locked
@@ -470,8 +464,8 @@ static void mrc_cp_recycle(struct mrc_cpaths *cps, u32 i)
  * @now: time the ACK arrived
  * @ce: the ACK echoed a congestion mark
  *
- * Updates the path's RACK state with the packet, and offers the path for
- * reuse unless the ACK carried a mark.
+ * Updates the path's RACK state with the packet, and gives the path a
+ * credit for the next packets unless the ACK carried a mark.
  */
 void mrc_cp_on_delivered(struct sock *sk, const struct mrc_tx_cb *cb, u32 now,
 			 bool ce)
@@ -500,25 +494,37 @@ void mrc_cp_on_delivered(struct sock *sk, const struct mrc_tx_cb *cb, u32 now,
 count:
 	if (cp->path)
 		mrc_path_count(cp->path, MRC_PC_ACKED, 1);
-	if (!ce && mrc_cp_usable(cp))
-		mrc_cp_recycle(cps, cb->pidx);
+	if (!ce && mrc_cp_usable(cp) && cp->credit < MRC_CREDIT_MAX)
+		cp->credit++;
 }
 
 /**
  * mrc_cp_on_trimmed() - a NACK says a switch trimmed a packet of this path
  * @sk: the socket, locked
- * @cb: the packet, just marked for retransmission
+ * @cb: the packet, just marked trimmed; it stays in flight on the path
+ *	until mrc_cp_on_unsent()
  */
 void mrc_cp_on_trimmed(struct sock *sk, const struct mrc_tx_cb *cb)
 {
 	struct mrc_cpath *cp = &mrc_cps(mrc_sk(sk))->p[cb->pidx];
 
-	if (cp->inflight)
-		cp->inflight--;
 	mrc_sk(sk)->last_trim_us = mrc_now_us() | 1;
 	WRITE_ONCE(cp->trims, cp->trims + 1);
 	if (cp->path)
 		mrc_path_count(cp->path, MRC_PC_TRIMS, 1);
+}
+
+/**
+ * mrc_cp_on_unsent() - a trimmed packet no longer counts in flight on its path
+ * @sk: the socket, locked
+ * @cb: the packet, just marked for retransmission
+ */
+void mrc_cp_on_unsent(struct sock *sk, const struct mrc_tx_cb *cb)
+{
+	struct mrc_cpath *cp = &mrc_cps(mrc_sk(sk))->p[cb->pidx];
+
+	if (cp->inflight)
+		cp->inflight--;
 }
 
 /**

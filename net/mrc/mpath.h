@@ -27,6 +27,7 @@ void mrc_cp_on_delivered(struct sock *sk, const struct mrc_tx_cb *cb, u32 now,
 			 bool ce);
 void mrc_cp_on_lost(struct sock *sk, const struct mrc_tx_cb *cb);
 void mrc_cp_on_trimmed(struct sock *sk, const struct mrc_tx_cb *cb);
+void mrc_cp_on_unsent(struct sock *sk, const struct mrc_tx_cb *cb);
 void mrc_cp_on_rtt(struct sock *sk, u32 i, u32 rtt_us);
 void mrc_cp_on_ecn(struct sock *sk, u32 i, bool ce, u32 now);
 struct dst_entry *mrc_cp_route(struct sock *sk, u32 i, struct flowi6 *fl6);

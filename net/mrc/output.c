@@ -467,23 +467,37 @@ static u32 mrc_path_timeout_us(const struct mrc_sock *msk,
 void mrc_mark_lost(struct sock *sk, struct mrc_tx_cb *cb)
 {
 	cb->lost = 1;
+	cb->trimmed = 0;
 	mrc_sk(sk)->lost++;
 	mrc_cp_on_lost(sk, cb);
 }
 
 /**
- * mrc_mark_trimmed() - a packet in flight was trimmed: send it again
+ * mrc_mark_trimmed() - a trimmed packet leaves the window: send it again
  * @sk: the socket, locked
- * @cb: the packet, not yet marked lost
+ * @cb: the packet, trimmed and not yet marked lost
  *
- * It is retransmitted like a lost packet, but counted as a trim on its
- * path, which stays good.
+ * It is retransmitted like a lost packet, but it was counted as a trim on
+ * its path, which stays good.
  */
-void mrc_mark_trimmed(struct sock *sk, struct mrc_tx_cb *cb)
+static void mrc_mark_trimmed(struct sock *sk, struct mrc_tx_cb *cb)
 {
 	cb->lost = 1;
+	cb->trimmed = 0;
 	mrc_sk(sk)->lost++;
-	mrc_cp_on_trimmed(sk, cb);
+	mrc_cp_on_unsent(sk, cb);
+}
+
+/* How long after its transmission a trimmed packet keeps its place in the
+ * window: until its ACK would have come, one srtt. The NACK for a trimmed
+ * header overtakes the queue the data waits in, so releasing the packet
+ * at the NACK would let a sender whose packets are all trimmed go round
+ * far faster than its window allows, and the trimmed headers alone would
+ * fill the link (a trim storm).
+ */
+static u32 mrc_trim_hold_us(const struct mrc_sock *msk)
+{
+	return msk->srtt_us;
 }
 
 /**
@@ -495,8 +509,10 @@ void mrc_mark_trimmed(struct sock *sk, struct mrc_tx_cb *cb)
  * path has been delivered and a further reordering window (a quarter of
  * the path's srtt, at least one jiffy) has passed. A packet that nothing
  * later on its path overtook is lost when it has been out longer than the
- * path's timeout (mrc_path_timeout_us()). Packets still inside either
- * window arm the timer for its end.
+ * path's timeout (mrc_path_timeout_us()). A packet a NACK said was
+ * trimmed is no loss: it is released for retransmission once its trim
+ * hold (mrc_trim_hold_us()) is over. Packets still inside any of these
+ * windows arm the timer for its end.
  */
 void mrc_detect_losses(struct sock *sk)
 {
@@ -516,6 +532,14 @@ void mrc_detect_losses(struct sock *sk)
 		cb = MRC_TX_CB(skb);
 		if (cb->lost)
 			continue;
+		if (cb->trimmed) {
+			left = (s32)(cb->xmit_us + mrc_trim_hold_us(msk) - now);
+			if (left <= 0)
+				mrc_mark_trimmed(sk, cb);
+			else
+				wait = min_t(u32, wait, left);
+			continue;
+		}
 		cp = &cps->p[cb->pidx];
 		if (cp->rack_xmit_us && mrc_before(cb->xmit_us, cp->rack_xmit_us)) {
 			left = (s32)(cb->xmit_us + cp->rack_rtt_us +
@@ -570,6 +594,12 @@ static void mrc_rto_fired(struct sock *sk)
 		if (!skb || MRC_TX_CB(skb)->lost)
 			continue;
 		cb = MRC_TX_CB(skb);
+		if (cb->trimmed) {
+			/* Known not to be in the network: no loss. */
+			mrc_mark_trimmed(sk, cb);
+			first = false;
+			continue;
+		}
 		tmo = max(base, mrc_path_timeout_us(msk, &cps->p[cb->pidx], cb));
 		if (first || now - cb->xmit_us >= tmo) {
 			cb->via_rto = 1;

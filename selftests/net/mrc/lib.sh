@@ -36,11 +36,17 @@ ktap_result() {
 
 # run_test NAME FUNCTION [ARGS...]: one KTAP case. FUNCTION returns 0 for
 # pass, $KSFT_SKIP for skip, anything else for fail; its output is indented
-# as KTAP diagnostics.
+# as KTAP diagnostics. With MRC_ONLY set (an extended regular expression),
+# cases whose name does not match it are skipped: for running one case
+# while debugging.
 run_test() {
 	local name=$1 rc
 
 	shift
+	if [ -n "${MRC_ONLY:-}" ] && ! [[ $name =~ $MRC_ONLY ]]; then
+		ktap_result skip "$name"
+		return
+	fi
 	"$@" 2>&1 | sed 's/^/# /'
 	rc=${PIPESTATUS[0]}
 	if [ "$rc" -eq 0 ]; then

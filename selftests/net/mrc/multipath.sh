@@ -164,6 +164,10 @@ test_balance() {
 	mp_transfer -l 64K -n 440 || return 1
 	conn_paths > "$tmp/paths" || return 1
 	cat "$tmp/paths"
+	# What else happened on host 1, to explain an uneven share.
+	# shellcheck disable=SC2016 # awk's own $1 and $2
+	ip netns exec "$(fab_ns_host 1)" awk '$2 != 0 { printf "%s %s  ", $1, $2 }
+		END { print "" }' /proc/net/mrc_stat
 	read -r nr _ < "$tmp/paths"
 	[ "$nr" -eq 8 ] || { echo "connection has $nr paths, not 8"; return 1; }
 	total=$(awk 'NR > 1 { s += $2 } END { print s }' "$tmp/paths")
