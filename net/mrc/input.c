@@ -337,8 +337,10 @@ drop:
 	kfree_skb(skb);
 }
 
-/* A packet left the ring: acknowledged cumulatively or selectively. */
-static u32 mrc_tx_delivered(struct sock *sk, u32 psn, u32 now, bool ce)
+/* A packet left the ring: acknowledged cumulatively or selectively, by an
+ * ACK whose mark, if any, belongs to entry @marked (else -1).
+ */
+static u32 mrc_tx_delivered(struct sock *sk, u32 psn, u32 now, int marked)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
 	struct sk_buff **slot = &msk->txq[psn % MRC_WND];
@@ -349,7 +351,7 @@ static u32 mrc_tx_delivered(struct sock *sk, u32 psn, u32 now, bool ce)
 		return 0;
 	cb = MRC_TX_CB(skb);
 	msk->stats.bytes_acked += cb->len;
-	mrc_cp_on_delivered(sk, cb, now, ce);
+	mrc_cp_on_delivered(sk, cb, now, (int)cb->pidx == marked);
 	if (cb->xmits > 1 && !cb->via_rto) {
 		msk->stats.sack_recovered++;
 		MRC_INC(sock_net(sk), SACK_RECOVERED);
@@ -397,13 +399,19 @@ static void mrc_rcv_ack(struct sock *sk, struct sk_buff *skb)
 	}
 
 	msk->retries = 0;
+	/* The echoed EV names the path of the packet that triggered the ACK:
+	 * its RTT and its mark belong to that path (a CE-marked packet is
+	 * acknowledged at once), not to the others the ACK covers.
+	 */
+	p = mrc_cp_find(mrc_cps(msk), ntohs(a->ev_echo));
 	if (mrc_after(cum, msk->snd_una)) {
 		for (psn = msk->snd_una; mrc_before(psn, cum); psn++)
-			delivered += mrc_tx_delivered(sk, psn, now, ce);
+			delivered += mrc_tx_delivered(sk, psn, now, ce ? p : -1);
 		msk->snd_una = cum;
 	}
 	for_each_set_bit(bit, sack, MRC_SACK_BITS)
-		delivered += mrc_tx_delivered(sk, cum + 1 + bit, now, ce);
+		delivered += mrc_tx_delivered(sk, cum + 1 + bit, now,
+					      ce ? p : -1);
 
 	if ((flags & MRC_F_FIN_ACK) && (msk->fin & MRC_FIN_SENT) &&
 	    !msk->outstanding && skb_queue_empty(&sk->sk_write_queue))
@@ -421,10 +429,6 @@ static void mrc_rcv_ack(struct sock *sk, struct sk_buff *skb)
 		msk->reo_recoveries = 0;
 		mrc_cc_on_spurious(sk);
 	}
-	/* The echoed EV names the path of the packet that triggered the ACK:
-	 * its RTT and its mark belong to that path.
-	 */
-	p = mrc_cp_find(mrc_cps(msk), ntohs(a->ev_echo));
 	tsecr = ntohl(a->tsecr);
 	if (tsecr && delivered) {
 		s32 rtt = now - tsecr - ntohl(a->svc_time_us);

@@ -465,7 +465,8 @@ void mrc_cp_on_xmit(struct sock *sk, struct mrc_tx_cb *cb, u32 i, u32 now)
  * @ce: the ACK echoed a congestion mark
  *
  * Updates the path's RACK state with the packet, and gives the path a
- * credit for the next packets unless the ACK carried a mark.
+ * credit for the next packets, or takes one back if the ACK carried a
+ * mark.
  */
 void mrc_cp_on_delivered(struct sock *sk, const struct mrc_tx_cb *cb, u32 now,
 			 bool ce)
@@ -494,8 +495,15 @@ void mrc_cp_on_delivered(struct sock *sk, const struct mrc_tx_cb *cb, u32 now,
 count:
 	if (cp->path)
 		mrc_path_count(cp->path, MRC_PC_ACKED, 1);
-	if (!ce && mrc_cp_usable(cp) && cp->credit < MRC_CREDIT_MAX)
+	/* A mark takes a credit back: a path that marks half its packets
+	 * would otherwise keep enough credits to take its full turn.
+	 */
+	if (ce) {
+		if (cp->credit)
+			cp->credit--;
+	} else if (mrc_cp_usable(cp) && cp->credit < MRC_CREDIT_MAX) {
 		cp->credit++;
+	}
 }
 
 /**
