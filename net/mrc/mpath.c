@@ -7,8 +7,8 @@
  * Path choice, for every packet (Documentation/networking/mrc.rst):
  *  1. never a path that is denied, assumed bad, or deleted;
  *  2. the next path in round robin that has a credit: each packet
- *     acknowledged without a CE mark gives its path one (up to
- *     MRC_CREDIT_MAX), as UET's REPS recycles the entropies of clean
+ *     acknowledged gives its path one (up to MRC_CREDIT_MAX), and an ACK
+ *     echoing CE takes one from the path it echoes, as UET's REPS recycles the entropies of clean
  *     ACKs: equal paths take turns exactly, a path that stops delivering
  *     or is marked stops getting packets at once, and a slower one gets
  *     fewer;
@@ -462,7 +462,7 @@ void mrc_cp_on_xmit(struct sock *sk, struct mrc_tx_cb *cb, u32 i, u32 now)
  * @sk: the socket, locked
  * @cb: the packet
  * @now: time the ACK arrived
- * @ce: the ACK echoed a congestion mark
+ * @ce: the ACK echoed a congestion mark for this packet's path (its echoed EV)
  *
  * Updates the path's RACK state with the packet, and gives the path a
  * credit for the next packets, or takes one back if the ACK carried a
