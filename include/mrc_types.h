@@ -256,7 +256,7 @@ struct mrc_net {
 /* Most credits a path holds: packets acknowledged cleanly, not yet reused. */
 #define MRC_CREDIT_MAX	4
 /* One path choice in this many is made by round robin, ignoring credits. */
-#define MRC_EXPLORE	4
+#define MRC_EXPLORE	8
 
 /**
  * struct mrc_cpath - one path as a connection uses it
@@ -285,6 +285,11 @@ struct mrc_net {
  * @bad_count: automatic paths only: retirements in a row, for backoff
  * @credit: packets acknowledged without CE since the path was last
  *	chosen for one, at most %MRC_CREDIT_MAX
+ * @undo: this connection retired the path, and proof that the packet
+ *	whose loss did it arrived would undo that (mrc_cp_undo())
+ * @undo_psn: the PSN of that packet
+ * @undo_tsval: its send time on the path
+ * @undo_retired_us: when the path was retired
  * @sent: DATA transmissions
  * @bytes: DATA payload bytes sent
  * @acked: DATA packets acknowledged
@@ -319,6 +324,10 @@ struct mrc_cpath {
 	u32 bad_until_us;
 	u8 bad_count;
 	u8 credit;
+	bool undo;
+	u32 undo_psn;
+	u32 undo_tsval;
+	u32 undo_retired_us;
 	u64 sent;
 	u64 bytes;
 	u64 acked;

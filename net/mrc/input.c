@@ -404,6 +404,9 @@ static void mrc_rcv_ack(struct sock *sk, struct sk_buff *skb)
 	 * acknowledged at once), not to the others the ACK covers.
 	 */
 	p = mrc_cp_find(mrc_cps(msk), ntohs(a->ev_echo));
+	tsecr = ntohl(a->tsecr);
+	if (p >= 0)
+		mrc_cp_undo(sk, p, tsecr, cum, sack);
 	if (mrc_after(cum, msk->snd_una)) {
 		for (psn = msk->snd_una; mrc_before(psn, cum); psn++)
 			delivered += mrc_tx_delivered(sk, psn, now, ce ? p : -1);
@@ -429,7 +432,6 @@ static void mrc_rcv_ack(struct sock *sk, struct sk_buff *skb)
 		msk->reo_recoveries = 0;
 		mrc_cc_on_spurious(sk);
 	}
-	tsecr = ntohl(a->tsecr);
 	if (tsecr && delivered) {
 		s32 rtt = now - tsecr - ntohl(a->svc_time_us);
 

@@ -37,6 +37,7 @@ static const char * const mrc_mib_names[] = {
 	[MRC_MIB_PATHS_RESTORED] = "PathsRestored",
 	[MRC_MIB_RETIRE_AT_FLOOR] = "RetireAtFloor",
 	[MRC_MIB_RETIRE_TRIMMED] = "RetireTrimmed",
+	[MRC_MIB_RETIRE_UNDONE] = "RetireUndone",
 	[MRC_MIB_OUTAGES] = "Outages",
 	[MRC_MIB_IN_OUT_OF_ORDER] = "InOutOfOrder",
 	[MRC_MIB_ACTIVE_OPENS] = "ActiveOpens",

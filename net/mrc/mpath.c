@@ -8,8 +8,8 @@
  *  1. never a path that is denied, assumed bad, or deleted;
  *  2. the next path in round robin that has a credit: each packet
  *     acknowledged gives its path one (up to MRC_CREDIT_MAX), and an ACK
- *     echoing CE takes one from the path it echoes, as UET's REPS recycles the entropies of clean
- *     ACKs: equal paths take turns exactly, a path that stops delivering
+ *     echoing CE takes all of them from the path it echoes, as UET's
+ *     REPS recycles the entropies of clean ACKs: equal paths take turns exactly, a path that stops delivering
  *     or is marked stops getting packets at once, and a slower one gets
  *     fewer;
  *  3. otherwise, and for one choice in MRC_EXPLORE in any case, the next
@@ -495,15 +495,14 @@ void mrc_cp_on_delivered(struct sock *sk, const struct mrc_tx_cb *cb, u32 now,
 count:
 	if (cp->path)
 		mrc_path_count(cp->path, MRC_PC_ACKED, 1);
-	/* A mark takes a credit back: a path that marks half its packets
-	 * would otherwise keep enough credits to take its full turn.
+	/* A mark takes every credit away: a path that marks half its
+	 * packets would otherwise keep enough credits to take most of its
+	 * turns.
 	 */
-	if (ce) {
-		if (cp->credit)
-			cp->credit--;
-	} else if (mrc_cp_usable(cp) && cp->credit < MRC_CREDIT_MAX) {
+	if (ce)
+		cp->credit = 0;
+	else if (mrc_cp_usable(cp) && cp->credit < MRC_CREDIT_MAX)
 		cp->credit++;
-	}
 }
 
 /**
@@ -554,7 +553,7 @@ void mrc_cp_on_lost(struct sock *sk, const struct mrc_tx_cb *cb)
 /**
  * mrc_cp_retire() - a loss was declared on a path: stop using it
  * @sk: the socket, locked
- * @i: the entry of the path
+ * @cb: the packet declared lost, still as it was sent on the path
  *
  * A path of a set becomes assumed-bad for every connection and is probed
  * until it answers; an automatic path is left alone by this connection
@@ -564,10 +563,11 @@ void mrc_cp_on_lost(struct sock *sk, const struct mrc_tx_cb *cb)
  * while the connection's packets are being trimmed: there a loss only
  * reduces the window.
  */
-void mrc_cp_retire(struct sock *sk, u32 i)
+void mrc_cp_retire(struct sock *sk, const struct mrc_tx_cb *cb)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
 	struct mrc_cpaths *cps = mrc_cps(msk);
+	u32 i = cb->pidx;
 	struct mrc_cpath *cp = &cps->p[i];
 	struct mrc_path *p = cp->path;
 	struct net *net = sock_net(sk);
@@ -593,7 +593,8 @@ void mrc_cp_retire(struct sock *sk, u32 i)
 		return;
 	}
 	if (p) {
-		if (mrc_path_change_state(p, MRC_PATH_ASSUMED_BAD,
+		if (mrc_path_change_state(p, MRC_PATH_GOOD,
+					  MRC_PATH_ASSUMED_BAD,
 					  MRC_REASON_LOSS) != MRC_PATH_GOOD)
 			return;
 		mrc_path_count(p, MRC_PC_CHANGES, 1);
@@ -609,6 +610,10 @@ void mrc_cp_retire(struct sock *sk, u32 i)
 				    USEC_PER_MSEC) | 1;
 	}
 	MRC_INC(net, PATHS_RETIRED);
+	cp->undo = 1;
+	cp->undo_psn = cb->psn;
+	cp->undo_tsval = cb->xmit_us;
+	cp->undo_retired_us = mrc_now_us();
 	for (psn = msk->snd_una; mrc_before(psn, msk->snd_nxt); psn++) {
 		struct sk_buff *skb = msk->txq[psn % MRC_WND];
 
@@ -617,6 +622,76 @@ void mrc_cp_retire(struct sock *sk, u32 i)
 			MRC_INC(net, PATH_MOVED);
 		}
 	}
+}
+
+/* The ACK (@cum, @sack) acknowledges @psn for the first time. */
+static bool mrc_ack_covers(struct mrc_sock *msk, u32 psn, u32 cum,
+			   const unsigned long *sack)
+{
+	struct sk_buff *skb = msk->txq[psn % MRC_WND];
+	u32 k = psn - cum - 1;
+
+	if (!skb || MRC_TX_CB(skb)->psn != psn || mrc_before(psn, msk->snd_una))
+		return false;
+	return mrc_before(psn, cum) || (k < MRC_SACK_BITS && test_bit(k, sack));
+}
+
+/**
+ * mrc_cp_undo() - an ACK may prove that a path's retirement was spurious
+ * @sk: the socket, locked
+ * @i: the entry of the path the ACK echoes
+ * @tsecr: the send time of the packet it echoes
+ * @cum: the ACK's cumulative PSN
+ * @sack: its selective bitmap, %MRC_SACK_BITS bits from @cum + 1
+ *
+ * Called before the ACK is applied. The packet whose loss retired the
+ * path arrived after all when the ACK echoes that very packet as it was
+ * sent on the path (the receiver echoes at once a duplicate, and a packet
+ * that fills a hole), or when the ACK is the first to acknowledge it and
+ * echoes a packet sent on the path after it and before the retirement
+ * (the late packet arrived in order, and its ACK was coalesced with the
+ * next). Either way it was late, not lost (packets of one path can be
+ * reordered, when they leave from different CPUs, or delayed past the
+ * path timeout by a stall): the path goes back to good at once, as TCP
+ * undoes a recovery on a DSACK, and the connection tolerates more
+ * reordering from then on. Its packets already retransmitted elsewhere
+ * stay so. A path that failed never delivers the packet, and stays
+ * assumed-bad until its probes are answered.
+ */
+void mrc_cp_undo(struct sock *sk, u32 i, u32 tsecr, u32 cum,
+		 const unsigned long *sack)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+	struct mrc_cpath *cp = &mrc_cps(msk)->p[i];
+	struct mrc_path *p = cp->path;
+	struct net *net = sock_net(sk);
+
+	if (!cp->undo)
+		return;
+	if (tsecr != cp->undo_tsval &&
+	    (!mrc_after(tsecr, cp->undo_tsval) ||
+	     !mrc_before(tsecr, cp->undo_retired_us) ||
+	     !mrc_ack_covers(msk, cp->undo_psn, cum, sack)))
+		return;
+	cp->undo = 0;
+	if (p) {
+		if (mrc_path_change_state(p, MRC_PATH_ASSUMED_BAD,
+					  MRC_PATH_GOOD, MRC_REASON_SPURIOUS) !=
+		    MRC_PATH_ASSUMED_BAD)
+			return;
+		mrc_path_count(p, MRC_PC_CHANGES, 1);
+		mrc_nl_path_event(net, p, MRC_PATH_ASSUMED_BAD, MRC_PATH_GOOD,
+				  MRC_REASON_SPURIOUS, GFP_ATOMIC);
+	} else {
+		if (!cp->bad_until_us)
+			return;
+		cp->bad_until_us = 0;
+		if (cp->bad_count)
+			cp->bad_count--;
+	}
+	msk->reo_mult = min_t(u8, msk->reo_mult + 1, MRC_REO_MULT_MAX);
+	msk->reo_recoveries = 0;
+	MRC_INC(net, RETIRE_UNDONE);
 }
 
 /**

@@ -18,7 +18,9 @@ void mrc_cp_destroy(struct sock *sk);
 void mrc_cp_refresh(struct sock *sk);
 bool mrc_cp_usable(const struct mrc_cpath *cp);
 bool mrc_cp_any_usable(struct sock *sk);
-void mrc_cp_retire(struct sock *sk, u32 i);
+void mrc_cp_retire(struct sock *sk, const struct mrc_tx_cb *cb);
+void mrc_cp_undo(struct sock *sk, u32 i, u32 tsecr, u32 cum,
+		 const unsigned long *sack);
 int mrc_cp_find(const struct mrc_cpaths *cps, u16 id);
 int mrc_cp_choose(struct sock *sk, int avoid);
 int mrc_cp_choose_ctrl(struct sock *sk, int ev);

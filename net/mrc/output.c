@@ -547,7 +547,7 @@ void mrc_detect_losses(struct sock *sk)
 			if (left <= 0) {
 				mrc_mark_lost(sk, cb);
 				mrc_cc_on_loss(sk, cb->pidx);
-				mrc_cp_retire(sk, cb->pidx);
+				mrc_cp_retire(sk, cb);
 				MRC_INC(sock_net(sk), RACK_LOST);
 				continue;
 			}
@@ -560,7 +560,7 @@ void mrc_detect_losses(struct sock *sk)
 		if (left <= 0) {
 			mrc_mark_lost(sk, cb);
 			mrc_cc_on_loss(sk, cb->pidx);
-			mrc_cp_retire(sk, cb->pidx);
+			mrc_cp_retire(sk, cb);
 			MRC_INC(sock_net(sk), PATH_TIME_LOST);
 		} else {
 			wait = min_t(u32, wait, left);
@@ -604,7 +604,7 @@ static void mrc_rto_fired(struct sock *sk)
 		if (first || now - cb->xmit_us >= tmo) {
 			cb->via_rto = 1;
 			mrc_mark_lost(sk, cb);
-			mrc_cp_retire(sk, cb->pidx);
+			mrc_cp_retire(sk, cb);
 		}
 		first = false;
 	}

@@ -180,21 +180,27 @@ void mrc_path_read_state(struct mrc_path *p, u8 *state, u8 *reason,
 /**
  * mrc_path_change_state() - move a path to a new state
  * @p: the path
+ * @from: the state it must be in, or %MRC_PATH_ANY
  * @state: enum mrc_path_state
  * @reason: enum mrc_path_reason
  *
+ * The kernel moves a path only from the state it saw (a probe answered
+ * after the operator denied the path must not make it good); the operator
+ * moves it from any.
+ *
  * Any context.
  *
- * Return: the state before.
+ * Return: the state before: the change happened if it is @from (or, for
+ * %MRC_PATH_ANY, if it differs from @state).
  */
-u8 mrc_path_change_state(struct mrc_path *p, u8 state, u8 reason)
+u8 mrc_path_change_state(struct mrc_path *p, u8 from, u8 state, u8 reason)
 {
 	unsigned long flags;
 	u8 old;
 
 	spin_lock_irqsave(&p->lock, flags);
 	old = p->state;
-	if (old != state) {
+	if (old != state && (from == MRC_PATH_ANY || old == from)) {
 		WRITE_ONCE(p->state, state);
 		p->reason = reason;
 		p->changed = jiffies;
@@ -481,7 +487,8 @@ int mrc_path_set_state(struct net *net, const struct in6_addr *prefix, u8 plen,
 		NL_SET_ERR_MSG(extack, "no path with this id for this prefix");
 		goto out;
 	}
-	*old = mrc_path_change_state(cur->paths[i], state, MRC_REASON_OPERATOR);
+	*old = mrc_path_change_state(cur->paths[i], MRC_PATH_ANY, state,
+				     MRC_REASON_OPERATOR);
 	if (*old != state) {
 		mrc_path_count(cur->paths[i], MRC_PC_CHANGES, 1);
 		mrc_nl_path_event(net, cur->paths[i], *old, state,

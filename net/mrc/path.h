@@ -65,7 +65,10 @@ void mrc_path_put(struct mrc_path *p);
 void mrc_path_read_stats(const struct mrc_path *p, struct mrc_path_counters *c);
 void mrc_path_read_state(struct mrc_path *p, u8 *state, u8 *reason,
 			 unsigned long *changed);
-u8 mrc_path_change_state(struct mrc_path *p, u8 state, u8 reason);
+/* mrc_path_change_state() from whatever state the path is in */
+#define MRC_PATH_ANY	0
+
+u8 mrc_path_change_state(struct mrc_path *p, u8 from, u8 state, u8 reason);
 struct mrc_pathset *mrc_pathset_lookup(struct mrc_net *mn,
 				       const struct in6_addr *addr);
 struct mrc_pathset *mrc_pathset_find(struct mrc_net *mn,

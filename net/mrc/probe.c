@@ -330,8 +330,8 @@ void mrc_probe_reply_rcv(struct net *net, struct sk_buff *skb)
 	spin_unlock_bh(&mn->probe_lock);
 	if (good) {
 		/* The list's reference is ours now. */
-		if (mrc_path_change_state(good, MRC_PATH_GOOD,
-					  MRC_REASON_PROBE) ==
+		if (mrc_path_change_state(good, MRC_PATH_ASSUMED_BAD,
+					  MRC_PATH_GOOD, MRC_REASON_PROBE) ==
 		    MRC_PATH_ASSUMED_BAD) {
 			mrc_path_count(good, MRC_PC_CHANGES, 1);
 			MRC_INC(net, PATHS_RESTORED);

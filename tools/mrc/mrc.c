@@ -35,6 +35,7 @@ const struct keyword path_reasons[] = {
 	{ "operator", MRC_REASON_OPERATOR },
 	{ "loss", MRC_REASON_LOSS },
 	{ "probe", MRC_REASON_PROBE },
+	{ "spurious", MRC_REASON_SPURIOUS },
 	{ NULL, 0 },
 };
 

@@ -149,6 +149,7 @@ enum mrc_path_reason {
 	MRC_REASON_OPERATOR,	/* MRC_CMD_PATH_SET */
 	MRC_REASON_LOSS,	/* a loss retired it */
 	MRC_REASON_PROBE,	/* probes brought it back */
+	MRC_REASON_SPURIOUS,	/* the loss that retired it was not one */
 };
 
 enum mrc_cmd {

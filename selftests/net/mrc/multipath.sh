@@ -14,6 +14,10 @@
 #  - reordering: paths of 1 ms and 20 ms at once cause no spurious
 #    retransmissions (< 1% of packets; nothing is lost, so every
 #    retransmission would be spurious);
+#  - reordering inside a path (netem sends half of one plane's packets
+#    10 ms late): the path is retired for a loss, and when the late packet
+#    arrives the retirement is undone (RetireUndone, a path-event with
+#    reason spurious seen by mrc monitor);
 #  - ECN: a plane that marks CE gets under half the share of the others;
 #  - automatic set: with no path set, 16 entropy-only paths over the
 #    routing table, seen as distinct source ports on the wire;
@@ -62,6 +66,13 @@ mib() {
 	# shellcheck disable=SC2016 # awk's own $1 and $2
 	ip netns exec "$(fab_ns_host 1)" awk -v c="$1" '$1 == c { print $2 }' \
 		/proc/net/mrc_stat
+}
+
+# mib_nonzero: host 1's counters that are not zero, on one line.
+mib_nonzero() {
+	# shellcheck disable=SC2016 # awk's own $1 and $2
+	ip netns exec "$(fab_ns_host 1)" awk '$2 != 0 { printf "%s %s  ", $1, $2 }
+		END { print "" }' /proc/net/mrc_stat
 }
 
 # mp_transfer CLIENT-ARGS...: a content-checked transfer from host 1 to
@@ -165,9 +176,7 @@ test_balance() {
 	conn_paths > "$tmp/paths" || return 1
 	cat "$tmp/paths"
 	# What else happened on host 1, to explain an uneven share.
-	# shellcheck disable=SC2016 # awk's own $1 and $2
-	ip netns exec "$(fab_ns_host 1)" awk '$2 != 0 { printf "%s %s  ", $1, $2 }
-		END { print "" }' /proc/net/mrc_stat
+	mib_nonzero
 	read -r nr _ < "$tmp/paths"
 	[ "$nr" -eq 8 ] || { echo "connection has $nr paths, not 8"; return 1; }
 	total=$(awk 'NR > 1 { s += $2 } END { print s }' "$tmp/paths")
@@ -237,7 +246,7 @@ test_reorder() {
 	fab_link_qdisc 1 2 up netem delay 20ms limit 10000 || return 1
 	data0=$(mib OutData)
 	retr0=$(mib OutRetrans)
-	mp_transfer -l 64K -n 150
+	mp_transfer -l 64K -n 300
 	rc=$?
 	fab_link_clear 1 1 up
 	fab_link_clear 1 2 up
@@ -246,7 +255,36 @@ test_reorder() {
 	data=$(($(mib OutData) - data0))
 	retr=$(($(mib OutRetrans) - retr0))
 	echo "$data DATA packets sent, $retr retransmitted; in order: $(mib InOutOfOrder) (host 1)"
+	[ $((retr * 100)) -lt "$data" ] || mib_nonzero
 	[ "$data" -gt 0 ] && [ $((retr * 100)) -lt "$data" ]
+}
+
+test_undo() {
+	local retired0 undone0 retired undone rc mon
+
+	both_paths "1 2" || return 1
+	fab_exec_host 1 "$MRC" monitor > "$tmp/monitor" 2>&1 &
+	mon=$!
+	# Half of plane 2's packets wait 10 ms, and those sent after them
+	# overtake them: more than the reordering window of a path whose
+	# RTT is under a millisecond.
+	fab_link_qdisc 1 2 up netem delay 10ms reorder 50% limit 10000 || return 1
+	retired0=$(mib PathsRetired)
+	undone0=$(mib RetireUndone)
+	mp_transfer -l 64K -n 50
+	rc=$?
+	fab_link_clear 1 2 up
+	kill "$mon" 2>/dev/null
+	wait "$mon" 2>/dev/null
+	[ "$rc" -eq 0 ] || return 1
+	conn_paths | tail -n +2
+	retired=$(($(mib PathsRetired) - retired0))
+	undone=$(($(mib RetireUndone) - undone0))
+	echo "paths retired $retired, retirements undone $undone"
+	grep -m 4 "id 2 " "$tmp/monitor" | sed 's/^/monitor: /'
+	[ "$retired" -gt 0 ] && [ "$undone" -gt 0 ] || return 1
+	grep -q "id 2 assumed-bad -> good (spurious)" "$tmp/monitor" ||
+		{ echo "mrc monitor saw no spurious event"; return 1; }
 }
 
 test_ecn() {
@@ -346,7 +384,7 @@ if [ ! -x "$MRCPERF" ] || [ ! -x "$MRC" ]; then
 	exit "$KSFT_FAIL"
 fi
 
-ktap_begin 6
+ktap_begin 7
 echo "# seed $SEED (MRC_SEED=$SEED repeats it)"
 if ! fab_up 2 4; then
 	echo "# the fabric could not be built"
@@ -357,6 +395,7 @@ H2_ADDR=$(fab_host_addr 2)
 run_test "8 equal paths carry 12.5% +- 3% each" test_balance
 run_test "SRH segment list, source port and flow label per path" test_wire
 run_test "1 ms and 20 ms paths: under 1% retransmitted" test_reorder
+run_test "reordering inside a path: its retirement is undone" test_undo
 run_test "a CE-marking plane gets under half the others' share" test_ecn
 run_test "automatic set: 16 entropy-only paths" test_auto
 run_test "a denied path carries nothing" test_denied

@@ -11,6 +11,11 @@
 #                  half), MRC traffic;
 #  - mrc-droptail: a bfifo of the same size, MRC traffic;
 #  - tcp:          the same bfifo, TCP (mrcperf --tcp).
+# MRC senders use PATHS (default srv6): srv6 gives each sender 4 SRv6
+# paths through spine 1 (an SRH of two segments on every packet); auto
+# gives them no path set, so they spray entropy-only paths with no SRH,
+# header for header closer to TCP. CASES (default all three) and SENDERS
+# (default "4 8 16") select what runs.
 # Each case runs REPS times (default 5). A sender's completion time is
 # its mrcperf client time: from the go until the receiver's report that
 # every byte arrived. Reported per case: p50 and p99 over all senders of
@@ -23,6 +28,8 @@ out=$1
 rate=${RATE:-50}
 limit=${LIMIT:-30000}
 reps=${REPS:-5}
+paths=${PATHS:-srv6}
+cases=${CASES:-mrc-trim mrc-droptail tcp}
 top=$(cd "$(dirname "$0")/../../.." && pwd)
 P=$top/build/tools/mrcperf
 dir=$(dirname "$out")
@@ -37,9 +44,15 @@ trap fab_cleanup EXIT
 
 mrctrim_load || { echo "cannot load $MRCTRIM_KO"; exit 1; }
 fab_up "$RX" 1 > /dev/null || { echo "fabric setup failed"; exit 1; }
-for h in $(seq 16); do
-	fab_paths "$h" "$RX" 4 || exit 1
-done
+case $paths in
+srv6)
+	for h in $(seq 16); do
+		fab_paths "$h" "$RX" 4 || exit 1
+	done
+	;;
+auto) ;;
+*) echo "PATHS is srv6 or auto"; exit 1 ;;
+esac
 
 # queue trim|droptail: the bottleneck and its queue.
 queue() {
@@ -100,7 +113,7 @@ print(sys.argv[2], d["seconds"], "rtos", i.get("rtos"), "retrans",
 }
 
 rm -f "$dir"/incast-*.dat
-for case in mrc-trim mrc-droptail tcp; do
+for case in $cases; do
 	if [ "$case" = mrc-trim ]; then
 		queue trim || exit 1
 	else
@@ -115,16 +128,17 @@ for case in mrc-trim mrc-droptail tcp; do
 	fab_exec_spine 1 tc -s qdisc show dev "h$RX" > "$dir/incast-qdisc-$case.txt"
 done
 
-python3 - "$dir" "$rate" "$out" <<'EOF'
+python3 - "$dir" "$rate" "$out" "$paths" <<'EOF'
 import json, os, sys
-d, rate, out = sys.argv[1], float(sys.argv[2]), sys.argv[3]
+d, rate, out, paths = sys.argv[1], float(sys.argv[2]), sys.argv[3], sys.argv[4]
 size = 1 << 20
 
 def pct(v, p):
     v = sorted(v)
     return v[min(len(v) - 1, int(round(p / 100 * (len(v) - 1))))]
 
-res = {"rate_mbps": rate, "message_bytes": size, "cases": {}}
+res = {"rate_mbps": rate, "message_bytes": size, "mrc_paths": paths,
+       "cases": {}}
 for case in ("mrc-trim", "mrc-droptail", "tcp"):
     for n in (4, 8, 16):
         path = os.path.join(d, "incast-%s-%d.dat" % (case, n))
