@@ -9,9 +9,9 @@
  *  2. the next path in round robin that has a credit: each packet
  *     acknowledged gives its path one (up to MRC_CREDIT_MAX), and an ACK
  *     echoing CE takes all of them from the path it echoes, as UET's
- *     REPS recycles the entropies of clean ACKs: equal paths take turns exactly, a path that stops delivering
- *     or is marked stops getting packets at once, and a slower one gets
- *     fewer;
+ *     REPS recycles the entropies of clean ACKs: equal paths take turns
+ *     exactly, a path that stops delivering or is marked stops getting
+ *     packets at once, and a slower one gets fewer;
  *  3. otherwise, and for one choice in MRC_EXPLORE in any case, the next
  *     path in round robin, so that a path that comes back (or is added)
  *     earns credits again;
