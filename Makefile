@@ -106,13 +106,14 @@ demo: deps
 	@$(MAKE) --no-print-directory all KVER=
 	@$(TESTING)/demo
 
-bench: deps
+bench:
+	@$(TESTING)/setup-deps bench
 	@$(MAKE) --no-print-directory all KVER=
-	@mkdir -p $(BUILD)/bench
-	@$(TESTING)/vm-run --timeout 5400 --outdir $(BUILD)/bench/vm -- \
-		$(TESTING)/bench/run $(BUILD)/bench/vm
-	@cp $(BUILD)/bench/vm/*.json $(BUILD)/bench/vm/*.png $(BUILD)/bench/ 2>/dev/null; true
-	@echo "results: $(BUILD)/bench/*.json"
+	@rm -rf $(BUILD)/bench && mkdir -p $(BUILD)/bench
+	@$(TESTING)/vm-run --timeout 3000 --outdir $(BUILD)/bench -- \
+		$(TESTING)/bench/run $(BUILD)/bench; \
+	rc=$$?; python3 $(TESTING)/bench/report.py $(BUILD)/bench bench/results && \
+	echo "results: bench/results/latest.md" && exit $$rc
 
 checkpatch:
 	@$(TESTING)/checkpatch

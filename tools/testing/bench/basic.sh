@@ -1,83 +1,169 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# basic.sh OUT.json: one connection over a veth pair between two
-# namespaces, inside one guest, so that every figure is a ratio measured
-# in the same run:
-#  - goodput at MTU 1500 and 9000: mrcperf (AF_MRC) vs iperf3 (TCP);
-#  - 64-byte ping-pong latency p50/p99: mrcperf vs mrcperf --tcp.
-# Each figure is the median of REPS runs (default 5).
+# basic.sh OUT.json: one unshaped veth pair between two namespaces of this
+# guest, so that every figure is a ratio measured in the same run:
+#  - goodput of 1 and of 8 parallel connections at MTU 1500 and 9000:
+#    mrcperf (AF_MRC) vs iperf3 (TCP) vs iperf3 -u (UDP, unlimited rate,
+#    the rate the receiver got). With each, the CPU cost: the guest's
+#    system plus softirq time per GB delivered, from /proc/stat deltas
+#    over the run (both ends are in this guest, so it covers sender and
+#    receiver);
+#  - ping-pong latency of 64-byte and 4-KB messages, p50/p99/p99.9:
+#    mrcperf vs mrcperf --tcp vs sockperf ping-pong (UDP).
+# Every figure is the median of REPS runs (default 5), with the smallest
+# and largest run as the spread. Goodput runs last SECS seconds (default
+# 4); a latency run is COUNT round trips (default 2000).
 
 set -u
 out=$1
 reps=${REPS:-5}
-secs=${SECS:-5}
+secs=${SECS:-4}
+count=${COUNT:-2000}
 top=$(cd "$(dirname "$0")/../../.." && pwd)
 P=$top/build/tools/mrcperf
 A=mrc-bench-a-$RANDOM
 B=mrc-bench-b-$RANDOM
+dir=$(mktemp -d)
+hz=$(getconf CLK_TCK)
 
+# shellcheck source-path=SCRIPTDIR/../../../selftests/net/mrc source=lib.sh
 source "$top"/selftests/net/mrc/lib.sh
-trap 'ns_del "$A" "$B"' EXIT
+trap 'ns_del "$A" "$B"; rm -rf "$dir"' EXIT
 ns_pair "$A" "$B" || exit 1
 
-median() {
-	sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+# stats: "median min max" of the numbers on stdin ("null" for none).
+stats() {
+	sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) { print "null null null"; exit }
+		m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+		print m, v[1], v[NR] }'
 }
 
-json_get() {
-	python3 -c 'import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1]))' "$1"
+# System plus softirq ticks of all CPUs so far.
+ticks() {
+	awk '$1 == "cpu" { print $4 + $8 }' /proc/stat
 }
 
-mrc_goodput() {
-	ip netns exec "$B" "$P" -s -1 > /dev/null 2>&1 &
-	sleep 0.5
-	ip netns exec "$A" "$P" -c 2001:db8::2 -t "$secs" -l 64K -j | json_get 'd["goodput_mbps"]'
-	wait
+server_ready() {
+	ip netns exec "$B" ss -Hln 2>/dev/null | grep -q ":$1\b" ||
+		ip netns exec "$B" ss -Hlun 2>/dev/null | grep -q ":$1\b"
 }
 
-tcp_goodput() {
-	ip netns exec "$B" iperf3 -s -1 -6 > /dev/null 2>&1 &
-	sleep 0.5
-	ip netns exec "$A" iperf3 -6 -c 2001:db8::2 -t "$secs" -J |
-		json_get 'd["end"]["sum_received"]["bits_per_second"] / 1e6'
-	wait
+# goodput PROTO CONNS MTU: prints "Mbit/s" of one run (0 if it failed),
+# and appends its CPU seconds per GB to $dir/cpu.
+goodput() {
+	local proto=$1 c=$2 mtu=$3 t0 t1 mbps spid
+
+	case $proto in
+	mrc)
+		rm -f "$dir/ready"
+		ip netns exec "$B" "$P" -s -1 --ready "$dir/ready" > /dev/null 2>&1 &
+		spid=$!
+		wait_ready "$spid" "$dir/ready" > /dev/null || { echo 0; return; }
+		t0=$(ticks)
+		mbps=$(ip netns exec "$A" "$P" -c "$MRC_ADDR_B" -P "$c" -t "$secs" -l 64K -j |
+			python3 -c 'import json, sys; print(json.load(sys.stdin)["goodput_mbps"])')
+		;;
+	tcp | udp)
+		ip netns exec "$B" iperf3 -s -1 -p 5301 > /dev/null 2>&1 &
+		spid=$!
+		wait_for 10 server_ready 5301 || { kill "$spid"; echo 0; return; }
+		local args=(-P "$c")
+		[ "$proto" = udp ] && args+=(-u -b 0 -l $((mtu - 48)))
+		t0=$(ticks)
+		mbps=$(ip netns exec "$A" iperf3 -6 -c "$MRC_ADDR_B" -p 5301 -t "$secs" \
+			"${args[@]}" -J | python3 -c 'import json, sys
+e = json.load(sys.stdin)["end"]
+if "sum_received" in e:
+    print(e["sum_received"]["bits_per_second"] / 1e6)
+else:
+    s = e["sum"]
+    print(s["bits_per_second"] * (1 - s.get("lost_percent", 0) / 100) / 1e6)')
+		;;
+	esac
+	wait "$spid"
+	t1=$(ticks)
+	awk -v m="${mbps:-0}" -v d=$((t1 - t0)) -v hz="$hz" -v s="$secs" 'BEGIN {
+		gb = m * s / 8 / 1000; if (gb > 0) printf "%.3f\n", d / hz / gb }' >> "$dir/cpu"
+	echo "${mbps:-0}"
 }
 
-pingpong() {
-	local proto=$1
+# latency PROTO SIZE: prints "p50 p99 p99.9" in microseconds of one run.
+latency() {
+	local proto=$1 size=$2 spid
 
-	ip netns exec "$B" "$P" -s -1 $proto > /dev/null 2>&1 &
-	sleep 0.5
-	ip netns exec "$A" "$P" -c 2001:db8::2 -n 20000 -l 64 --pingpong $proto -j |
-		json_get '"%s %s" % (d["latency_us"]["p50"], d["latency_us"]["p99"])'
-	wait
+	case $proto in
+	mrc | tcp)
+		local flag=""
+		[ "$proto" = tcp ] && flag=--tcp
+		rm -f "$dir/ready"
+		# shellcheck disable=SC2086 # $flag is one word or none
+		ip netns exec "$B" "$P" -s -1 $flag --ready "$dir/ready" > /dev/null 2>&1 &
+		spid=$!
+		wait_ready "$spid" "$dir/ready" > /dev/null || return 1
+		# shellcheck disable=SC2086
+		ip netns exec "$A" "$P" -c "$MRC_ADDR_B" -n "$count" -l "$size" --pingpong \
+			$flag -j | python3 -c 'import json, sys
+l = json.load(sys.stdin)["latency_us"]
+print(l["p50"], l["p99"], l.get("p999", "null"))'
+		wait "$spid"
+		;;
+	udp)
+		command -v sockperf > /dev/null || return 1
+		ip netns exec "$B" sockperf server -i "$MRC_ADDR_B" -p 11111 > /dev/null 2>&1 &
+		spid=$!
+		wait_for 10 server_ready 11111 || { kill "$spid"; return 1; }
+		ip netns exec "$A" sockperf ping-pong -i "$MRC_ADDR_B" -p 11111 -m "$size" \
+			-n "$count" 2>&1 | awk '/percentile 50.000/ { p50 = $NF }
+			/percentile 99.000/ { p99 = $NF } /percentile 99.900/ { p999 = $NF }
+			END { if (p50 == "") exit 1; print p50, p99, p999 }'
+		local rc=$?
+		kill "$spid" 2>/dev/null
+		wait "$spid" 2>/dev/null
+		return $rc
+		;;
+	esac
 }
 
 results=()
 for mtu in 1500 9000; do
-	ip -n "$A" link set veth-a mtu $mtu
-	ip -n "$B" link set veth-b mtu $mtu
-	m=$(for i in $(seq "$reps"); do mrc_goodput; done | median)
-	t=$(for i in $(seq "$reps"); do tcp_goodput; done | median)
-	echo "mtu $mtu: mrc $m Mbit/s, tcp $t Mbit/s"
-	results+=("\"goodput_mtu$mtu\": {\"mrc_mbps\": $m, \"tcp_mbps\": $t, \"ratio\": $(echo "$m $t" | awk '{ printf "%.3f", $1 / $2 }')}")
+	ip -n "$A" link set veth-a mtu "$mtu"
+	ip -n "$B" link set veth-b mtu "$mtu"
+	for c in 1 8; do
+		for proto in mrc tcp udp; do
+			: > "$dir/cpu"
+			read -r g gmin gmax < <(for _ in $(seq "$reps"); do
+				goodput "$proto" "$c" "$mtu"
+			done | stats)
+			read -r cpu _ < <(stats < "$dir/cpu")
+			echo "mtu $mtu, $c connections, $proto: $g Mbit/s ($gmin-$gmax), $cpu CPU s/GB"
+			results+=("\"goodput_mtu${mtu}_c${c}_$proto\": {\"mbps\": $g, \"min\": $gmin, \"max\": $gmax, \"cpu_s_per_gb\": $cpu}")
+		done
+	done
 done
 ip -n "$A" link set veth-a mtu 1500
 ip -n "$B" link set veth-b mtu 1500
-for proto in mrc tcp; do
-	flag=""
-	[ $proto = tcp ] && flag=--tcp
-	runs=$(for i in $(seq "$reps"); do pingpong "$flag"; done)
-	p50=$(awk '{ print $1 }' <<< "$runs" | median)
-	p99=$(awk '{ print $2 }' <<< "$runs" | median)
-	echo "ping-pong 64 B $proto: p50 $p50 us, p99 $p99 us"
-	eval "${proto}_p50=$p50 ${proto}_p99=$p99"
+
+for size in 64 4096; do
+	for proto in mrc tcp udp; do
+		for _ in $(seq "$reps"); do
+			latency "$proto" "$size"
+		done > "$dir/lat"
+		line="\"latency_${size}_$proto\": {"
+		for i in 1 2 3; do
+			read -r m lo hi < <(awk -v i=$i '$i != "null" { print $i }' "$dir/lat" | stats)
+			name=$(echo "p50 p99 p999" | cut -d' ' -f$i)
+			line+="\"${name}_us\": $m, \"${name}_min\": $lo, \"${name}_max\": $hi"
+			[ $i -lt 3 ] && line+=", "
+		done
+		results+=("$line}")
+		echo "latency $size B, $proto: $(head -c 200 "$dir/lat" | tr '\n' ';')"
+	done
 done
-results+=("\"pingpong64\": {\"mrc_p50_us\": $mrc_p50, \"mrc_p99_us\": $mrc_p99, \"tcp_p50_us\": $tcp_p50, \"tcp_p99_us\": $tcp_p99, \"p50_ratio\": $(echo "$mrc_p50 $tcp_p50" | awk '{ printf "%.3f", $1 / $2 }'), \"p99_ratio\": $(echo "$mrc_p99 $tcp_p99" | awk '{ printf "%.3f", $1 / $2 }')}")
 
 {
 	echo "{ \"kernel\": \"$(uname -r)\", \"repetitions\": $reps, \"seconds\": $secs,"
+	echo "\"round_trips\": $count,"
 	(IFS=,; echo "${results[*]}")
 	echo "}"
 } > "$out"

@@ -1,0 +1,312 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""report.py IN OUT: gather one `make bench` run.
+
+IN holds what the benchmarks wrote in the guest (basic.json,
+multipath.json, recovery.json and recovery.png, incast.json,
+scale.json). OUT gets:
+  latest.json  every benchmark's figures, plus "goals": each goal of the
+               benchmark issue with its target, the measured ratio and
+               whether it holds;
+  latest.md    the summary tables (Markdown), which the README embeds;
+  *.png        plots (gnuplot): goodput.png, multipath.png, incast.png,
+               scale.png, and recovery.png as the benchmark drew it.
+A benchmark that did not run (no JSON) is reported as missing, and its
+goals as not measured.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+
+def load(d, name):
+    p = os.path.join(d, name + ".json")
+    try:
+        with open(p) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def ratio(a, b):
+    if a is None or b is None or not b:
+        return None
+    return round(a / b, 3)
+
+
+def fmt(v, nd=1):
+    if v is None:
+        return "n/a"
+    if isinstance(v, float):
+        return ("%." + str(nd) + "f") % v
+    return str(v)
+
+
+def goal(goals, name, measured, target, ok, note=""):
+    goals.append({"goal": name, "target": target,
+                  "measured": measured,
+                  "holds": None if measured is None else bool(ok),
+                  "note": note})
+
+
+def gnuplot(script, out_dir):
+    if not shutil.which("gnuplot"):
+        return False
+    p = os.path.join(out_dir, "plot.gp")
+    with open(p, "w") as f:
+        f.write(script)
+    r = subprocess.run(["gnuplot", p], cwd=out_dir)
+    os.unlink(p)
+    return r.returncode == 0
+
+
+def main():
+    src, dst = sys.argv[1], sys.argv[2]
+    os.makedirs(dst, exist_ok=True)
+    res = {n: load(src, n) for n in
+           ("basic", "multipath", "recovery", "incast", "scale")}
+    goals = []
+    md = ["# MRC benchmark results", ""]
+    kernel = next((r["kernel"] for r in res.values()
+                   if r and "kernel" in r), "unknown")
+    md.append("Kernel %s, one QEMU/TCG guest; every ratio compares figures "
+              "measured in the same run. Medians of the repetitions, with "
+              "the spread (smallest-largest run) where given." % kernel)
+    md.append("")
+
+    b = res["basic"]
+    if b:
+        md += ["## One path (veth), goodput and CPU", "",
+               "| MTU | conns | MRC Mbit/s | TCP Mbit/s | UDP Mbit/s | "
+               "MRC/TCP | MRC CPU s/GB | TCP CPU s/GB | CPU ratio |",
+               "|---|---|---|---|---|---|---|---|---|"]
+        for mtu in (1500, 9000):
+            for c in (1, 8):
+                k = "goodput_mtu%d_c%d_" % (mtu, c)
+                m, t, u = (b.get(k + p, {}) for p in ("mrc", "tcp", "udp"))
+                md.append("| %d | %d | %s (%s-%s) | %s | %s | %s | %s | %s | %s |" % (
+                    mtu, c, fmt(m.get("mbps")), fmt(m.get("min")),
+                    fmt(m.get("max")), fmt(t.get("mbps")), fmt(u.get("mbps")),
+                    fmt(ratio(m.get("mbps"), t.get("mbps")), 3),
+                    fmt(m.get("cpu_s_per_gb"), 2), fmt(t.get("cpu_s_per_gb"), 2),
+                    fmt(ratio(m.get("cpu_s_per_gb"), t.get("cpu_s_per_gb")), 3)))
+        md.append("")
+        md += ["## Ping-pong latency (veth), microseconds", "",
+               "| size | proto | p50 | p99 | p99.9 |", "|---|---|---|---|---|"]
+        for size in (64, 4096):
+            for p in ("mrc", "tcp", "udp"):
+                r = b.get("latency_%d_%s" % (size, p), {})
+                md.append("| %d B | %s | %s | %s | %s |" % (
+                    size, p.upper(), fmt(r.get("p50_us")), fmt(r.get("p99_us")),
+                    fmt(r.get("p999_us"))))
+        md.append("")
+        for mtu in (9000, 1500):
+            m = b.get("goodput_mtu%d_c1_mrc" % mtu, {}).get("mbps")
+            t = b.get("goodput_mtu%d_c1_tcp" % mtu, {}).get("mbps")
+            goal(goals, "single connection goodput, MTU %d: MRC / TCP" % mtu,
+                 ratio(m, t), ">= 0.7" if mtu == 9000 else "reported",
+                 mtu != 9000 or (ratio(m, t) or 0) >= 0.7)
+        for q in ("p50", "p99"):
+            m = b.get("latency_64_mrc", {}).get(q + "_us")
+            t = b.get("latency_64_tcp", {}).get(q + "_us")
+            goal(goals, "64 B ping-pong %s: MRC / TCP" % q, ratio(m, t),
+                 "<= 1.2", (ratio(m, t) or 99) <= 1.2)
+        m = b.get("goodput_mtu9000_c1_mrc", {}).get("cpu_s_per_gb")
+        t = b.get("goodput_mtu9000_c1_tcp", {}).get("cpu_s_per_gb")
+        goal(goals, "CPU per GB, MTU 9000: MRC / TCP", ratio(m, t), "<= 1.5",
+             (ratio(m, t) or 99) <= 1.5)
+        rows = []
+        for mtu in (1500, 9000):
+            for c in (1, 8):
+                k = "goodput_mtu%d_c%d_" % (mtu, c)
+                rows.append("\"MTU %d, %d conn\" %s %s %s" % (
+                    mtu, c, *(b.get(k + p, {}).get("mbps") or 0
+                              for p in ("mrc", "tcp", "udp"))))
+        with open(os.path.join(dst, "goodput.dat"), "w") as f:
+            f.write("\n".join(rows) + "\n")
+        gnuplot("""set terminal pngcairo size 900,500 noenhanced
+set output 'goodput.png'
+set title 'Goodput over one veth (same guest run)'
+set ylabel 'Mbit/s'
+set style data histogram
+set style histogram clustered gap 1
+set style fill solid 0.8 border -1
+set key top left
+set xtics nomirror
+plot 'goodput.dat' using 2:xtic(1) title 'MRC', '' using 3 title 'TCP', '' using 4 title 'UDP (received)'
+""", dst)
+        os.unlink(os.path.join(dst, "goodput.dat"))
+    else:
+        md += ["## One path (veth)", "", "basic.sh did not run.", ""]
+        for g in ("single connection goodput, MTU 9000: MRC / TCP",
+                  "64 B ping-pong p50: MRC / TCP",
+                  "64 B ping-pong p99: MRC / TCP", "CPU per GB, MTU 9000: MRC / TCP"):
+            goal(goals, g, None, "", False, "not measured")
+
+    mp = res["multipath"]
+    if mp:
+        md += ["## Aggregate goodput over K rate-limited planes", "",
+               "Links of %s Mbit/s at MTU %s; ratio to K x link rate." % (
+                   mp.get("link_rate_mbps"), mp.get("mtu")), "",
+               "| K | capacity | MRC | TCP | MPTCP |", "|---|---|---|---|---|"]
+        rows = []
+        for k in (1, 2, 4, 8):
+            r = mp.get("k%d" % k)
+            if not r:
+                continue
+            md.append("| %d | %s | %s (%s) | %s (%s) | %s (%s) |" % (
+                k, r["capacity_mbps"],
+                *(x for p in ("mrc", "tcp", "mptcp")
+                  for x in (fmt(r.get(p + "_mbps")), fmt(r.get(p + "_ratio"), 3)))))
+            rows.append("%d %s %s %s %s" % (k, r["capacity_mbps"], r.get("mrc_mbps"),
+                                            r.get("tcp_mbps"), r.get("mptcp_mbps")))
+        md.append("")
+        r = mp.get("k4", {})
+        goal(goals, "aggregate over 4 planes: MRC / sum of link rates",
+             r.get("mrc_ratio"), ">= 0.9", (r.get("mrc_ratio") or 0) >= 0.9)
+        goal(goals, "aggregate over 4 planes: TCP / sum of link rates",
+             r.get("tcp_ratio"), "<= 0.3", (r.get("tcp_ratio") or 9) <= 0.3)
+        with open(os.path.join(dst, "multipath.dat"), "w") as f:
+            f.write("\n".join(rows) + "\n")
+        gnuplot("""set terminal pngcairo size 700,450 noenhanced
+set output 'multipath.png'
+set title 'Aggregate goodput over K planes'
+set xlabel 'planes'
+set ylabel 'Mbit/s'
+set key top left
+set logscale x 2
+plot 'multipath.dat' using 1:2 with lines dt 2 lc rgb 'gray' title 'capacity', \\
+     '' using 1:3 with linespoints title 'MRC', \\
+     '' using 1:4 with linespoints title 'TCP', \\
+     '' using 1:5 with linespoints title 'MPTCP'
+""", dst)
+        os.unlink(os.path.join(dst, "multipath.dat"))
+    else:
+        md += ["## Aggregate goodput", "", "multipath.sh did not run.", ""]
+        goal(goals, "aggregate over 4 planes: MRC / sum of link rates", None,
+             ">= 0.9", False, "not measured")
+
+    rc = res["recovery"]
+    if rc:
+        md += ["## Recovery from a blackholed plane", "",
+               "%s planes of %s Mbit/s, base RTT %s ms; stall goal %s ms." % (
+                   rc.get("planes"), rc.get("link_rate_mbps"),
+                   rc.get("base_rtt_ms"), rc.get("stall_goal_ms")), "",
+               "| | stall ms | back to 90%% ms | healed plane used after ms | its share |",
+               "|---|---|---|---|---|"]
+        for p in ("mrc", "mptcp", "tcp"):
+            r = rc.get(p, {})
+            md.append("| %s | %s | %s | %s | %s |" % (
+                p.upper(), fmt(r.get("stall_ms")), fmt(r.get("back_to_90_ms")),
+                fmt(r.get("healed_use_ms")), fmt(r.get("healed_share"), 2)))
+        md += ["", "![recovery](recovery.png)", ""]
+        g = rc.get("goals", {}).get("mrc", {})
+        goal(goals, "recovery: MRC stall <= goal",
+             (rc.get("mrc") or {}).get("stall_ms"),
+             "<= %s ms" % rc.get("stall_goal_ms"), g.get("stall"))
+        goal(goals, "recovery: MRC back to 90% within 50 ms",
+             (rc.get("mrc") or {}).get("back_to_90_ms"), "<= 50 ms",
+             g.get("back_to_90"))
+        png = os.path.join(src, "recovery.png")
+        if os.path.exists(png):
+            shutil.copy(png, dst)
+
+    ic = res["incast"]
+    if ic:
+        md += ["## Incast completion (1 MB from each of N senders)", "",
+               "Bottleneck %s Mbit/s; MRC paths: %s. p50 / p99 in ms." % (
+                   ic.get("rate_mbps"), ic.get("mrc_paths", "srv6")), "",
+               "| N | ideal | MRC-trim | MRC-droptail | TCP | p99 / ideal |",
+               "|---|---|---|---|---|---|"]
+        rows = []
+        for n in ("4", "8", "16"):
+            c = ic["cases"]
+            t = c.get("mrc-trim", {}).get(n, {})
+            f2 = lambda r: "%s / %s" % (fmt(r.get("p50_ms")), fmt(r.get("p99_ms")))
+            md.append("| %s | %s | %s | %s | %s | %s |" % (
+                n, t.get("ideal_ms"), f2(t), f2(c.get("mrc-droptail", {}).get(n, {})),
+                f2(c.get("tcp", {}).get(n, {})), fmt(t.get("p99_over_ideal"), 3)))
+            rows.append("%s %s %s %s" % (n, *(
+                (c.get(k, {}).get(n, {}).get("p99_ms") or 0) /
+                (t.get("ideal_ms") or 1) for k in ("mrc-trim", "mrc-droptail", "tcp"))))
+            gg = ic.get("goals", {}).get(n, {})
+            goal(goals, "incast N=%s: MRC-trim p99 <= 1.3 x ideal" % n,
+                 t.get("p99_over_ideal"), "<= 1.3", gg.get("p99_within_1.3_ideal"))
+            goal(goals, "incast N=%s: MRC-trim p99 ahead of droptail and TCP" % n,
+                 t.get("p99_ms"), "< both", gg.get("ahead_of_both"))
+        md.append("")
+        with open(os.path.join(dst, "incast.dat"), "w") as f:
+            f.write("\n".join(rows) + "\n")
+        gnuplot("""set terminal pngcairo size 700,450 noenhanced
+set output 'incast.png'
+set title 'Incast: p99 completion / ideal'
+set xlabel 'senders'
+set ylabel 'p99 / ideal'
+set style data histogram
+set style histogram clustered gap 1
+set style fill solid 0.8 border -1
+set key top left
+plot 'incast.dat' using 2:xtic(1) title 'MRC-trim', '' using 3 title 'MRC-droptail', '' using 4 title 'TCP'
+""", dst)
+        os.unlink(os.path.join(dst, "incast.dat"))
+
+    sc = res["scale"]
+    if sc:
+        md += ["## Scale", "",
+               "| connections | MRC Mbit/s | TCP Mbit/s | MRC slab B/conn idle | "
+               "TCP slab B/conn idle | MRC busy | TCP busy |",
+               "|---|---|---|---|---|---|---|"]
+        rows = []
+        for c in (1, 100, 1000):
+            m, t = sc.get("mrc_c%d" % c, {}), sc.get("tcp_c%d" % c, {})
+            md.append("| %d | %s | %s | %s | %s | %s | %s |" % (
+                c, fmt(m.get("goodput_mbps")), fmt(t.get("goodput_mbps")),
+                fmt(m.get("idle_bytes_per_conn")), fmt(t.get("idle_bytes_per_conn")),
+                fmt(m.get("busy_bytes_per_conn")), fmt(t.get("busy_bytes_per_conn"))))
+            rows.append("%d %s %s" % (c, m.get("goodput_mbps") or 0,
+                                      t.get("goodput_mbps") or 0))
+        p = sc.get("paths", {})
+        md += ["", "One connection over 256 paths: %s Mbit/s; over 8: %s Mbit/s "
+               "(ratio %s)." % (fmt(p.get("p256_mbps")), fmt(p.get("p8_mbps")),
+                                fmt(p.get("ratio"), 3)), ""]
+        # Both ends of a connection are in the guest: a socket is half.
+        idle = (sc.get("mrc_c1000") or {}).get("idle_bytes_per_conn")
+        goal(goals, "kernel memory per idle MRC socket (slab)",
+             None if idle is None else idle / 2, "<= 4096 B",
+             idle is not None and idle / 2 <= 4096,
+             "half the per-connection figure: both ends are in the guest")
+        with open(os.path.join(dst, "scale.dat"), "w") as f:
+            f.write("\n".join(rows) + "\n")
+        gnuplot("""set terminal pngcairo size 700,450 noenhanced
+set output 'scale.png'
+set title 'Aggregate goodput of C connections over one veth'
+set xlabel 'connections'
+set ylabel 'Mbit/s'
+set logscale x 10
+set key top right
+plot 'scale.dat' using 1:2 with linespoints title 'MRC', '' using 1:3 with linespoints title 'TCP'
+""", dst)
+        os.unlink(os.path.join(dst, "scale.dat"))
+
+    md += ["## Goals", "", "| goal | target | measured | holds |", "|---|---|---|---|"]
+    for g in goals:
+        holds = {True: "yes", False: "**no**", None: "not measured"}[g["holds"]]
+        md.append("| %s | %s | %s | %s |" % (g["goal"], g["target"],
+                                             fmt(g["measured"], 3), holds))
+    md.append("")
+    missing = [n for n, r in res.items() if r is None]
+    if missing:
+        md += ["Did not run: %s." % ", ".join(missing), ""]
+    res["goals"] = goals
+    res["missing"] = missing
+    with open(os.path.join(dst, "latest.json"), "w") as f:
+        json.dump(res, f, indent=2)
+    with open(os.path.join(dst, "latest.md"), "w") as f:
+        f.write("\n".join(md))
+    print("\n".join(md))
+
+
+if __name__ == "__main__":
+    main()
