@@ -23,7 +23,10 @@ endif
 MODULE_SRCS := Kbuild $(shell find net include uapi -name '*.[ch]' -o -name Kbuild)
 
 .PHONY: all modules module-one deps check demo bench selftests tools checkpatch \
-	install clean print-tc-libdir
+	install clean print-tc-libdir dkms-install dkms-uninstall
+
+VERSION := $(shell cat $(TOP)/VERSION)
+DKMS_SRC := /usr/src/mrc-$(VERSION)
 
 # make install [DESTDIR=...] [PREFIX=...]: the modules for every built kernel
 # (in /lib/modules/VER/updates), the tools, their man pages, the bash
@@ -97,6 +100,25 @@ $(BUILD)/tools/mrc_demo: tools/testing/mrc_demo.c uapi/linux/mrc.h
 
 deps:
 	@$(TESTING)/setup-deps
+
+# make dkms-install: register the module sources with DKMS, which builds and
+# installs them now for every supported kernel found (or KVER), and again
+# whenever a kernel is installed later. As root, with dkms installed.
+dkms-install:
+	@command -v dkms > /dev/null || { echo "dkms is not installed" >&2; exit 1; }
+	@if [ -z "$(KERNELS)" ]; then echo "no supported kernel installed" >&2; exit 1; fi
+	@dkms remove -m mrc -v $(VERSION) --all > /dev/null 2>&1; true
+	@rm -rf $(DKMS_SRC) && mkdir -p $(DKMS_SRC)
+	@tar -cf - $(MODULE_SRCS) | tar -C $(DKMS_SRC) -xf -
+	@sed 's/@VERSION@/$(VERSION)/' dkms.conf > $(DKMS_SRC)/dkms.conf
+	@dkms add -m mrc -v $(VERSION)
+	@for k in $(KERNELS); do \
+		dkms build -m mrc -v $(VERSION) -k $$k && \
+		dkms install -m mrc -v $(VERSION) -k $$k --force || exit 1; \
+	done
+
+dkms-uninstall:
+	@dkms remove -m mrc -v $(VERSION) --all; rm -rf $(DKMS_SRC)
 
 check: deps
 	@$(MAKE) --no-print-directory all KVER=

@@ -7,8 +7,10 @@
 # together). Spine 1's downlink to host 17 is the bottleneck: a tbf at
 # RATE Mbit/s (default 50) whose queue holds LIMIT bytes (default
 # 30000), either
-#  - mrc-trim:     an mrctrim qdisc (trims when full, marks ECN above
-#                  half), MRC traffic;
+#  - mrc-trim:     an mrctrim qdisc (trims when full to TRIM_SIZE bytes,
+#                  default 128: the headers of a packet with a 2-segment
+#                  SRH, as a fabric switch trims to a fixed small size;
+#                  marks ECN above half), MRC traffic;
 #  - mrc-droptail: a bfifo of the same size, MRC traffic;
 #  - tcp:          the same bfifo, TCP (mrcperf --tcp).
 # MRC senders use PATHS (default srv6): srv6 gives each sender 4 SRv6
@@ -27,6 +29,7 @@ set -u
 out=$1
 rate=${RATE:-50}
 limit=${LIMIT:-30000}
+trim_size=${TRIM_SIZE:-128}
 reps=${REPS:-5}
 paths=${PATHS:-srv6}
 cases=${CASES:-mrc-trim mrc-droptail tcp}
@@ -61,7 +64,8 @@ queue() {
 		rate "${rate}mbit" burst 32kb latency 200ms || return 1
 	if [ "$1" = trim ]; then
 		fab_exec_spine 1 tc qdisc add dev "h$RX" parent 1:1 handle 10: \
-			mrctrim limit "$limit" ecn-threshold $((limit / 2))
+			mrctrim limit "$limit" ecn-threshold $((limit / 2)) \
+			trim-size "$trim_size"
 	else
 		fab_exec_spine 1 tc qdisc add dev "h$RX" parent 1:1 handle 10: \
 			bfifo limit "$limit"
@@ -128,9 +132,10 @@ for case in $cases; do
 	fab_exec_spine 1 tc -s qdisc show dev "h$RX" > "$dir/incast-qdisc-$case.txt"
 done
 
-python3 - "$dir" "$rate" "$out" "$paths" <<'EOF'
+python3 - "$dir" "$rate" "$out" "$paths" "$trim_size" <<'EOF'
 import json, os, sys
 d, rate, out, paths = sys.argv[1], float(sys.argv[2]), sys.argv[3], sys.argv[4]
+trim_size = int(sys.argv[5])
 size = 1 << 20
 
 def pct(v, p):
@@ -138,7 +143,7 @@ def pct(v, p):
     return v[min(len(v) - 1, int(round(p / 100 * (len(v) - 1))))]
 
 res = {"rate_mbps": rate, "message_bytes": size, "mrc_paths": paths,
-       "cases": {}}
+       "trim_size": trim_size, "cases": {}}
 for case in ("mrc-trim", "mrc-droptail", "tcp"):
     for n in (4, 8, 16):
         path = os.path.join(d, "incast-%s-%d.dat" % (case, n))
