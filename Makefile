@@ -44,6 +44,7 @@ INSTALL_FILES := \
 	tools/mrc/mrc.8:$(PREFIX)/share/man/man8/mrc.8:644 \
 	tools/tc/tc-mrctrim.8:$(PREFIX)/share/man/man8/tc-mrctrim.8:644 \
 	tools/mrcperf/mrcperf.1:$(PREFIX)/share/man/man1/mrcperf.1:644 \
+	tools/man/mrc.7:$(PREFIX)/share/man/man7/mrc.7:644 \
 	tools/mrc/mrc.bash-completion:$(PREFIX)/share/bash-completion/completions/mrc:644 \
 	uapi/linux/mrc.h:$(PREFIX)/include/linux/mrc.h:644 \
 	uapi/linux/mrc_trim.h:$(PREFIX)/include/linux/mrc_trim.h:644
