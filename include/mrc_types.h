@@ -532,6 +532,7 @@ struct mrc_stats {
  *	not time out the whole connection
  * @path_rto_idx: the path that has @path_rto_us
  * @rack_xmit_us: send time of the latest-sent packet delivered, on any path
+ * @delivery_us: when an ACK last acknowledged something new; 0 never
  * @last_trim_us: when a NACK(TRIMMED) last came; 0 never
  * @trim_cut_us: when a trim last cut the window; 0 never
  * @reo_mult: reordering window in quarters of srtt; grows on each ACK
@@ -613,6 +614,7 @@ struct mrc_sock {
 	u32 path_rto_us;
 	u16 path_rto_idx;
 	u32 rack_xmit_us;
+	u32 delivery_us;
 	u32 last_trim_us;
 	u32 trim_cut_us;
 	u8 reo_mult;

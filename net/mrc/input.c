@@ -453,6 +453,7 @@ static void mrc_rcv_ack(struct sock *sk, struct sk_buff *skb)
 		msk->peer_rwnd = ntohl(a->rwnd);
 
 	if (delivered) {
+		msk->delivery_us = now | 1;
 		msk->backoff = 0;
 		mrc_cc_on_ack(sk, delivered, delay, ce);
 	}

@@ -509,7 +509,8 @@ static u32 mrc_trim_hold_us(const struct mrc_sock *msk)
  * path has been delivered and a further reordering window (a quarter of
  * the path's srtt, at least one jiffy) has passed. A packet that nothing
  * later on its path overtook is lost when it has been out longer than the
- * path's timeout (mrc_path_timeout_us()). A packet a NACK said was
+ * path's timeout (mrc_path_timeout_us()) and an ACK has acknowledged
+ * something since that timeout passed. A packet a NACK said was
  * trimmed is no loss: it is released for retransmission once its trim
  * hold (mrc_trim_hold_us()) is over. Packets still inside any of these
  * windows arm the timer for its end.
@@ -557,6 +558,15 @@ void mrc_detect_losses(struct sock *sk)
 		if (!tmo)
 			continue;
 		left = (s32)(cb->xmit_us + tmo - now);
+		/* Past its timeout, it is lost only if an ACK has come since:
+		 * when no ACK has, the ACKs may be what is late (this host was
+		 * not running, or every path is down), and the next ACK or
+		 * the RTO decides.
+		 */
+		if (left <= 0 &&
+		    (!msk->delivery_us ||
+		     (s32)(msk->delivery_us - (cb->xmit_us + tmo)) < 0))
+			continue;
 		if (left <= 0) {
 			mrc_mark_lost(sk, cb);
 			mrc_cc_on_loss(sk, cb->pidx);
