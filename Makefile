@@ -78,7 +78,7 @@ selftests:
 	@$(MAKE) --no-print-directory -C selftests/net/mrc OUTPUT=$(BUILD)/selftests
 
 tools: $(BUILD)/tools/mrc_demo $(BUILD)/tools/mrcperf $(BUILD)/tools/mrc \
-	$(BUILD)/tools/q_mrctrim.so
+	$(BUILD)/tools/q_mrctrim.so $(BUILD)/tools/conn_pairs
 
 $(BUILD)/tools/mrc: $(wildcard tools/mrc/*.[ch]) uapi/linux/mrc.h
 	@mkdir -p $(dir $@)
@@ -94,6 +94,10 @@ $(BUILD)/tools/q_mrctrim.so: tools/tc/q_mrctrim.c tools/tc/iproute2.h \
 		uapi/linux/mrc_trim.h
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -Wall -Wextra -Werror -fPIC -shared -Iuapi -o $@ $<
+
+$(BUILD)/tools/conn_pairs: tools/testing/bench/conn_pairs.c uapi/linux/mrc.h
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -Wall -Wextra -Werror -Iuapi -o $@ $<
 
 $(BUILD)/tools/mrc_demo: tools/testing/mrc_demo.c uapi/linux/mrc.h
 	@mkdir -p $(dir $@)

@@ -10,16 +10,20 @@
 #    over the run (both ends are in this guest, so it covers sender and
 #    receiver);
 #  - ping-pong latency of 64-byte and 4-KB messages, p50/p99/p99.9:
-#    mrcperf vs mrcperf --tcp vs sockperf ping-pong (UDP).
+#    mrcperf vs mrcperf --tcp vs sockperf ping-pong (UDP, over IPv4: the
+#    sockperf of Debian 12 has no IPv6).
 # Every figure is the median of REPS runs (default 5), with the smallest
 # and largest run as the spread. Goodput runs last SECS seconds (default
-# 4); a latency run is COUNT round trips (default 2000).
+# 4); a latency run is COUNT round trips (default 2000), or for sockperf,
+# which counts time instead, UDP_SECS seconds (default 3); every latency
+# is a full round trip.
 
 set -u
 out=$1
 reps=${REPS:-5}
 secs=${SECS:-4}
 count=${COUNT:-2000}
+udp_secs=${UDP_SECS:-3}
 top=$(cd "$(dirname "$0")/../../.." && pwd)
 P=$top/build/tools/mrcperf
 A=mrc-bench-a-$RANDOM
@@ -31,6 +35,8 @@ hz=$(getconf CLK_TCK)
 source "$top"/selftests/net/mrc/lib.sh
 trap 'ns_del "$A" "$B"; rm -rf "$dir"' EXIT
 ns_pair "$A" "$B" || exit 1
+ip -n "$A" addr add 10.99.0.1/24 dev veth-a || exit 1
+ip -n "$B" addr add 10.99.0.2/24 dev veth-b || exit 1
 
 # stats: "median min max" of the numbers on stdin ("null" for none).
 stats() {
@@ -67,7 +73,7 @@ goodput() {
 	tcp | udp)
 		ip netns exec "$B" iperf3 -s -1 -p 5301 > /dev/null 2>&1 &
 		spid=$!
-		wait_for 10 server_ready 5301 || { kill "$spid"; echo 0; return; }
+		wait_for 10 server_ready 5301 >&2 || { kill "$spid"; echo 0; return; }
 		local args=(-P "$c")
 		[ "$proto" = udp ] && args+=(-u -b 0 -l $((mtu - 48)))
 		t0=$(ticks)
@@ -109,12 +115,14 @@ print(l["p50"], l["p99"], l.get("p999", "null"))'
 		wait "$spid"
 		;;
 	udp)
+		# Debian's sockperf (3.7) speaks IPv4 only: the pair also has
+		# 10.99.0.1 and .2 for it.
 		command -v sockperf > /dev/null || return 1
-		ip netns exec "$B" sockperf server -i "$MRC_ADDR_B" -p 11111 > /dev/null 2>&1 &
+		ip netns exec "$B" sockperf server -i 10.99.0.2 -p 11111 > /dev/null 2>&1 &
 		spid=$!
-		wait_for 10 server_ready 11111 || { kill "$spid"; return 1; }
-		ip netns exec "$A" sockperf ping-pong -i "$MRC_ADDR_B" -p 11111 -m "$size" \
-			-n "$count" 2>&1 | awk '/percentile 50.000/ { p50 = $NF }
+		wait_for 10 server_ready 11111 >&2 || { kill "$spid"; return 1; }
+		ip netns exec "$A" sockperf ping-pong -i 10.99.0.2 -p 11111 -m "$size" \
+			-t "$udp_secs" --full-rtt 2>&1 | awk '/percentile 50.000/ { p50 = $NF }
 			/percentile 99.000/ { p99 = $NF } /percentile 99.900/ { p999 = $NF }
 			END { if (p50 == "") exit 1; print p50, p99, p999 }'
 		local rc=$?
@@ -132,10 +140,11 @@ for mtu in 1500 9000; do
 	for c in 1 8; do
 		for proto in mrc tcp udp; do
 			: > "$dir/cpu"
-			read -r g gmin gmax < <(for _ in $(seq "$reps"); do
+			for _ in $(seq "$reps"); do
 				goodput "$proto" "$c" "$mtu"
-			done | stats)
-			read -r cpu _ < <(stats < "$dir/cpu")
+			done > "$dir/gp"
+			read -r g gmin gmax <<< "$(stats < "$dir/gp")"
+			read -r cpu _ <<< "$(stats < "$dir/cpu")"
 			echo "mtu $mtu, $c connections, $proto: $g Mbit/s ($gmin-$gmax), $cpu CPU s/GB"
 			results+=("\"goodput_mtu${mtu}_c${c}_$proto\": {\"mbps\": $g, \"min\": $gmin, \"max\": $gmax, \"cpu_s_per_gb\": $cpu}")
 		done
@@ -151,7 +160,7 @@ for size in 64 4096; do
 		done > "$dir/lat"
 		line="\"latency_${size}_$proto\": {"
 		for i in 1 2 3; do
-			read -r m lo hi < <(awk -v i=$i '$i != "null" { print $i }' "$dir/lat" | stats)
+			read -r m lo hi <<< "$(awk -v i=$i '$i != "null" { print $i }' "$dir/lat" | stats)"
 			name=$(echo "p50 p99 p999" | cut -d' ' -f$i)
 			line+="\"${name}_us\": $m, \"${name}_min\": $lo, \"${name}_max\": $hi"
 			[ $i -lt 3 ] && line+=", "

@@ -256,7 +256,7 @@ plot 'incast.dat' using 2:xtic(1) title 'MRC-trim', '' using 3 title 'MRC-dropta
     if sc:
         md += ["## Scale", "",
                "| connections | MRC Mbit/s | TCP Mbit/s | MRC slab B/conn idle | "
-               "TCP slab B/conn idle | MRC busy | TCP busy |",
+               "TCP slab B/conn idle | MRC busy extra | TCP busy extra |",
                "|---|---|---|---|---|---|---|"]
         rows = []
         for c in (1, 100, 1000):
@@ -264,7 +264,7 @@ plot 'incast.dat' using 2:xtic(1) title 'MRC-trim', '' using 3 title 'MRC-dropta
             md.append("| %d | %s | %s | %s | %s | %s | %s |" % (
                 c, fmt(m.get("goodput_mbps")), fmt(t.get("goodput_mbps")),
                 fmt(m.get("idle_bytes_per_conn")), fmt(t.get("idle_bytes_per_conn")),
-                fmt(m.get("busy_bytes_per_conn")), fmt(t.get("busy_bytes_per_conn"))))
+                fmt(m.get("busy_extra_bytes_per_conn")), fmt(t.get("busy_extra_bytes_per_conn"))))
             rows.append("%d %s %s" % (c, m.get("goodput_mbps") or 0,
                                       t.get("goodput_mbps") or 0))
         p = sc.get("paths", {})

@@ -6,12 +6,16 @@
 # mrcperf, so the applications are the same):
 #  - C = 1, 100 and 1,000 concurrent connections (mrcperf -P C): aggregate
 #    goodput over SECS seconds;
-#  - kernel memory per connection: the guest's slab memory (/proc/meminfo
-#    Slab, caches shrunk first) once all C connections are open and idle,
-#    and again while they all send, less the value before they opened,
-#    divided by C. Both ends are in this guest, so a connection is two
-#    sockets; the per-socket figure is half. The busy figure includes
-#    the data the connections hold in flight;
+#  - kernel memory per idle connection: the guest's slab memory
+#    (/proc/meminfo Slab, caches shrunk first) with C connections open
+#    and idle, less the value before, divided by C. The connections are
+#    opened by conn_pairs, one thread that connects to itself, so no
+#    thread per connection is counted; both ends are in this guest, so a
+#    connection is two sockets, and the per-socket figure is half;
+#  - kernel memory per busy connection: during the goodput run, the slab
+#    memory while all C connections send, less the value while they were
+#    open and idle (mrcperf's threads are in both), divided by C: the data
+#    and state a sending connection holds on top of an idle one;
 #  - one MRC connection over a set of 256 paths against one over 8
 #    (entropy-only paths with no segments, on the same veth): goodput.
 # Figures are medians of REPS runs (default 3; 1 for C = 1,000).
@@ -23,6 +27,7 @@ secs=${SECS:-5}
 top=$(cd "$(dirname "$0")/../../.." && pwd)
 P=$top/build/tools/mrcperf
 MRC=$top/build/tools/mrc
+PAIRS=$top/build/tools/conn_pairs
 A=mrc-scale-a-$RANDOM
 B=mrc-scale-b-$RANDOM
 dir=$(mktemp -d)
@@ -53,13 +58,35 @@ ready_count() {
 	[ "$(find "$dir" -maxdepth 1 -name 'go.ready-*' | wc -l)" -ge 1 ]
 }
 
-# run PROTO C: one run of C connections; prints
-# "goodput_mbps idle_bytes_per_conn busy_bytes_per_conn".
+# idle_mem PROTO-FLAG C: slab bytes per idle connection, C of them.
+idle_mem() {
+	local flag=$1 c=$2 base pid mem pairs_port
+
+	rm -f "$dir/pairs.ready"
+	base=$(slab_bytes)
+	pairs_port=$((7000 + RANDOM % 2000))
+	# shellcheck disable=SC2086 # $flag is one word or none
+	ip netns exec "$A" "$PAIRS" $flag -a "$MRC_ADDR_A" -p "$pairs_port" -n "$c" \
+		-r "$dir/pairs.ready" >&2 &
+	pid=$!
+	if ! wait_for 120 test -e "$dir/pairs.ready" >&2; then
+		kill "$pid" 2>/dev/null
+		wait "$pid"
+		echo null
+		return
+	fi
+	mem=$(slab_bytes)
+	kill "$pid"
+	wait "$pid"
+	echo $(((mem - base) / c))
+}
+
+# run PROTO-FLAG C: one goodput run of C connections; prints
+# "goodput_mbps busy_extra_bytes_per_conn".
 run() {
-	local flag=$1 c=$2 base idle busy spid cpid gp
+	local flag=$1 c=$2 idle busy spid cpid gp
 
 	rm -f "$dir"/go "$dir"/go.ready-* "$dir/ready"
-	base=$(slab_bytes)
 	# shellcheck disable=SC2086 # $flag is one word or none
 	ip netns exec "$B" "$P" -s -1 $flag --ready "$dir/ready" \
 		--timeout 120 > /dev/null 2>&1 &
@@ -69,7 +96,7 @@ run() {
 	ip netns exec "$A" "$P" -c "$MRC_ADDR_B" -P "$c" -t "$secs" -l 64K $flag \
 		-j --timeout 120 --start "$dir/go" > "$dir/client.json" 2>&1 &
 	cpid=$!
-	if ! wait_for 120 ready_count; then
+	if ! wait_for 120 ready_count >&2; then
 		kill "$cpid" "$spid" 2>/dev/null
 		return 1
 	fi
@@ -82,7 +109,7 @@ run() {
 	gp=$(python3 -c 'import json, sys
 d = json.load(open(sys.argv[1]))
 print(d["goodput_mbps"] if d.get("ok", True) else "null")' "$dir/client.json") || return 1
-	echo "$gp $(((idle - base) / c)) $(((busy - base) / c))"
+	echo "$gp $(((busy - idle) / c))"
 }
 
 results=()
@@ -93,13 +120,16 @@ for c in 1 100 1000; do
 		flag=""
 		[ $proto = tcp ] && flag=--tcp
 		for _ in $(seq "$n"); do
-			run "$flag" "$c" || echo "null null null"
+			run "$flag" "$c" || echo "null null"
 		done > "$dir/$proto-$c.txt"
 		gp=$(awk '$1 != "null" { print $1 }' "$dir/$proto-$c.txt" | median)
-		idle=$(awk '$2 != "null" { print $2 }' "$dir/$proto-$c.txt" | median)
-		busy=$(awk '$3 != "null" { print $3 }' "$dir/$proto-$c.txt" | median)
-		echo "$proto, $c connections: $gp Mbit/s; slab per connection idle $idle B, busy $busy B"
-		results+=("\"${proto}_c$c\": {\"goodput_mbps\": $gp, \"idle_bytes_per_conn\": $idle, \"busy_bytes_per_conn\": $busy}")
+		busy=$(awk '$2 != "null" { print $2 }' "$dir/$proto-$c.txt" | median)
+		pflag=""
+		[ $proto = tcp ] && pflag=-t
+		idle=$(for _ in $(seq "$n"); do idle_mem "$pflag" "$c"; done |
+			awk '$1 != "null"' | median)
+		echo "$proto, $c connections: $gp Mbit/s; slab per connection idle $idle B, busy extra $busy B"
+		results+=("\"${proto}_c$c\": {\"goodput_mbps\": $gp, \"idle_bytes_per_conn\": $idle, \"busy_extra_bytes_per_conn\": $busy}")
 	done
 done
 
