@@ -54,7 +54,7 @@ def goal(goals, name, measured, target, ok, note=""):
 def gnuplot(script, out_dir):
     if not shutil.which("gnuplot"):
         return False
-    p = os.path.join(out_dir, "plot.gp")
+    p = os.path.abspath(os.path.join(out_dir, "plot.gp"))
     with open(p, "w") as f:
         f.write(script)
     r = subprocess.run(["gnuplot", p], cwd=out_dir)
@@ -126,7 +126,7 @@ def main():
                               for p in ("mrc", "tcp", "udp"))))
         with open(os.path.join(dst, "goodput.dat"), "w") as f:
             f.write("\n".join(rows) + "\n")
-        gnuplot("""set terminal pngcairo size 900,500 noenhanced
+        gnuplot("""set terminal png size 900,500 noenhanced
 set output 'goodput.png'
 set title 'Goodput over one veth (same guest run)'
 set ylabel 'Mbit/s'
@@ -170,7 +170,7 @@ plot 'goodput.dat' using 2:xtic(1) title 'MRC', '' using 3 title 'TCP', '' using
              r.get("tcp_ratio"), "<= 0.3", (r.get("tcp_ratio") or 9) <= 0.3)
         with open(os.path.join(dst, "multipath.dat"), "w") as f:
             f.write("\n".join(rows) + "\n")
-        gnuplot("""set terminal pngcairo size 700,450 noenhanced
+        gnuplot("""set terminal png size 700,450 noenhanced
 set output 'multipath.png'
 set title 'Aggregate goodput over K planes'
 set xlabel 'planes'
@@ -194,7 +194,7 @@ plot 'multipath.dat' using 1:2 with lines dt 2 lc rgb 'gray' title 'capacity', \
                "%s planes of %s Mbit/s, base RTT %s ms; stall goal %s ms." % (
                    rc.get("planes"), rc.get("link_rate_mbps"),
                    rc.get("base_rtt_ms"), rc.get("stall_goal_ms")), "",
-               "| | stall ms | back to 90%% ms | healed plane used after ms | its share |",
+               "| | stall ms | back to 90% ms | healed plane used after ms | its share |",
                "|---|---|---|---|---|"]
         for p in ("mrc", "mptcp", "tcp"):
             r = rc.get(p, {})
@@ -239,11 +239,12 @@ plot 'multipath.dat' using 1:2 with lines dt 2 lc rgb 'gray' title 'capacity', \
         md.append("")
         with open(os.path.join(dst, "incast.dat"), "w") as f:
             f.write("\n".join(rows) + "\n")
-        gnuplot("""set terminal pngcairo size 700,450 noenhanced
+        gnuplot("""set terminal png size 700,450 noenhanced
 set output 'incast.png'
 set title 'Incast: p99 completion / ideal'
 set xlabel 'senders'
 set ylabel 'p99 / ideal'
+set yrange [0:*]
 set style data histogram
 set style histogram clustered gap 1
 set style fill solid 0.8 border -1
@@ -279,7 +280,7 @@ plot 'incast.dat' using 2:xtic(1) title 'MRC-trim', '' using 3 title 'MRC-dropta
              "half the per-connection figure: both ends are in the guest")
         with open(os.path.join(dst, "scale.dat"), "w") as f:
             f.write("\n".join(rows) + "\n")
-        gnuplot("""set terminal pngcairo size 700,450 noenhanced
+        gnuplot("""set terminal png size 700,450 noenhanced
 set output 'scale.png'
 set title 'Aggregate goodput of C connections over one veth'
 set xlabel 'connections'
