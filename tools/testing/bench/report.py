@@ -51,14 +51,20 @@ def goal(goals, name, measured, target, ok, note=""):
                   "note": note})
 
 
-def gnuplot(script, out_dir):
+def plot(out_dir, name, rows, size, body):
+    """Draw NAME.png with gnuplot from ROWS (lines of NAME.dat) and BODY."""
     if not shutil.which("gnuplot"):
         return False
-    p = os.path.abspath(os.path.join(out_dir, "plot.gp"))
-    with open(p, "w") as f:
-        f.write(script)
-    r = subprocess.run(["gnuplot", p], cwd=out_dir)
-    os.unlink(p)
+    dat = os.path.join(out_dir, name + ".dat")
+    gp = os.path.join(out_dir, name + ".gp")
+    with open(dat, "w") as f:
+        f.write("\n".join(rows) + "\n")
+    with open(gp, "w") as f:
+        f.write("set terminal png size %s noenhanced\nset output '%s.png'\n%s"
+                % (size, name, body.replace("DATA", "'%s.dat'" % name)))
+    r = subprocess.run(["gnuplot", os.path.abspath(gp)], cwd=out_dir)
+    os.unlink(dat)
+    os.unlink(gp)
     return r.returncode == 0
 
 
@@ -124,20 +130,15 @@ def main():
                 rows.append("\"MTU %d, %d conn\" %s %s %s" % (
                     mtu, c, *(b.get(k + p, {}).get("mbps") or 0
                               for p in ("mrc", "tcp", "udp"))))
-        with open(os.path.join(dst, "goodput.dat"), "w") as f:
-            f.write("\n".join(rows) + "\n")
-        gnuplot("""set terminal png size 900,500 noenhanced
-set output 'goodput.png'
-set title 'Goodput over one veth (same guest run)'
+        plot(dst, "goodput", rows, "900,500", """set title 'Goodput over one veth (same guest run)'
 set ylabel 'Mbit/s'
 set style data histogram
 set style histogram clustered gap 1
 set style fill solid 0.8 border -1
 set key top left
 set xtics nomirror
-plot 'goodput.dat' using 2:xtic(1) title 'MRC', '' using 3 title 'TCP', '' using 4 title 'UDP (received)'
-""", dst)
-        os.unlink(os.path.join(dst, "goodput.dat"))
+plot DATA using 2:xtic(1) title 'MRC', '' using 3 title 'TCP', '' using 4 title 'UDP (received)'
+""")
     else:
         md += ["## One path (veth)", "", "basic.sh did not run.", ""]
         for g in ("single connection goodput, MTU 9000: MRC / TCP",
@@ -168,21 +169,16 @@ plot 'goodput.dat' using 2:xtic(1) title 'MRC', '' using 3 title 'TCP', '' using
              r.get("mrc_ratio"), ">= 0.9", (r.get("mrc_ratio") or 0) >= 0.9)
         goal(goals, "aggregate over 4 planes: TCP / sum of link rates",
              r.get("tcp_ratio"), "<= 0.3", (r.get("tcp_ratio") or 9) <= 0.3)
-        with open(os.path.join(dst, "multipath.dat"), "w") as f:
-            f.write("\n".join(rows) + "\n")
-        gnuplot("""set terminal png size 700,450 noenhanced
-set output 'multipath.png'
-set title 'Aggregate goodput over K planes'
+        plot(dst, "multipath", rows, "700,450", """set title 'Aggregate goodput over K planes'
 set xlabel 'planes'
 set ylabel 'Mbit/s'
 set key top left
 set logscale x 2
-plot 'multipath.dat' using 1:2 with lines dt 2 lc rgb 'gray' title 'capacity', \\
+plot DATA using 1:2 with lines dt 2 lc rgb 'gray' title 'capacity', \\
      '' using 1:3 with linespoints title 'MRC', \\
      '' using 1:4 with linespoints title 'TCP', \\
      '' using 1:5 with linespoints title 'MPTCP'
-""", dst)
-        os.unlink(os.path.join(dst, "multipath.dat"))
+""")
     else:
         md += ["## Aggregate goodput", "", "multipath.sh did not run.", ""]
         goal(goals, "aggregate over 4 planes: MRC / sum of link rates", None,
@@ -237,11 +233,7 @@ plot 'multipath.dat' using 1:2 with lines dt 2 lc rgb 'gray' title 'capacity', \
             goal(goals, "incast N=%s: MRC-trim p99 ahead of droptail and TCP" % n,
                  t.get("p99_ms"), "< both", gg.get("ahead_of_both"))
         md.append("")
-        with open(os.path.join(dst, "incast.dat"), "w") as f:
-            f.write("\n".join(rows) + "\n")
-        gnuplot("""set terminal png size 700,450 noenhanced
-set output 'incast.png'
-set title 'Incast: p99 completion / ideal'
+        plot(dst, "incast", rows, "700,450", """set title 'Incast: p99 completion / ideal'
 set xlabel 'senders'
 set ylabel 'p99 / ideal'
 set yrange [0:*]
@@ -249,9 +241,8 @@ set style data histogram
 set style histogram clustered gap 1
 set style fill solid 0.8 border -1
 set key top left
-plot 'incast.dat' using 2:xtic(1) title 'MRC-trim', '' using 3 title 'MRC-droptail', '' using 4 title 'TCP'
-""", dst)
-        os.unlink(os.path.join(dst, "incast.dat"))
+plot DATA using 2:xtic(1) title 'MRC-trim', '' using 3 title 'MRC-droptail', '' using 4 title 'TCP'
+""")
 
     sc = res["scale"]
     if sc:
@@ -278,18 +269,13 @@ plot 'incast.dat' using 2:xtic(1) title 'MRC-trim', '' using 3 title 'MRC-dropta
              None if idle is None else idle / 2, "<= 4096 B",
              idle is not None and idle / 2 <= 4096,
              "half the per-connection figure: both ends are in the guest")
-        with open(os.path.join(dst, "scale.dat"), "w") as f:
-            f.write("\n".join(rows) + "\n")
-        gnuplot("""set terminal png size 700,450 noenhanced
-set output 'scale.png'
-set title 'Aggregate goodput of C connections over one veth'
+        plot(dst, "scale", rows, "700,450", """set title 'Aggregate goodput of C connections over one veth'
 set xlabel 'connections'
 set ylabel 'Mbit/s'
 set logscale x 10
 set key top right
-plot 'scale.dat' using 1:2 with linespoints title 'MRC', '' using 1:3 with linespoints title 'TCP'
-""", dst)
-        os.unlink(os.path.join(dst, "scale.dat"))
+plot DATA using 1:2 with linespoints title 'MRC', '' using 1:3 with linespoints title 'TCP'
+""")
 
     md += ["## Goals", "", "| goal | target | measured | holds |", "|---|---|---|---|"]
     for g in goals:
