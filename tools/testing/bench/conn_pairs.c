@@ -27,24 +27,19 @@ static int family, type;
 
 static int make_addr(struct sockaddr_storage *ss, const char *addr, int port)
 {
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+	struct sockaddr_mrc *sm = (struct sockaddr_mrc *)ss;
+
 	memset(ss, 0, sizeof(*ss));
 	if (family == AF_INET6) {
-		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
-
 		s6->sin6_family = AF_INET6;
 		s6->sin6_port = htons(port);
-		if (inet_pton(AF_INET6, addr, &s6->sin6_addr) != 1)
-			return -1;
-		return sizeof(*s6);
-	} else {
-		struct sockaddr_mrc *sm = (struct sockaddr_mrc *)ss;
-
-		sm->smrc_family = family;
-		sm->smrc_port = htons(port);
-		if (inet_pton(AF_INET6, addr, &sm->smrc_addr) != 1)
-			return -1;
-		return sizeof(*sm);
+		return inet_pton(AF_INET6, addr, &s6->sin6_addr) == 1 ?
+		       (int)sizeof(*s6) : -1;
 	}
+	sm->smrc_family = family;
+	sm->smrc_port = htons(port);
+	return inet_pton(AF_INET6, addr, &sm->smrc_addr) == 1 ? (int)sizeof(*sm) : -1;
 }
 
 static void die(const char *what)
@@ -86,7 +81,8 @@ int main(int argc, char **argv)
 		goto usage;
 	family = tcp ? AF_INET6 : (fam ? atoi(fam) : AF_MRC);
 	type = tcp ? SOCK_STREAM : SOCK_SEQPACKET;
-	rl.rlim_cur = rl.rlim_max = 2 * count + 64;
+	rl.rlim_cur = 2 * count + 64;
+	rl.rlim_max = rl.rlim_cur;
 	if (setrlimit(RLIMIT_NOFILE, &rl))
 		die("setrlimit");
 
