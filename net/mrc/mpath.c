@@ -465,8 +465,8 @@ void mrc_cp_on_xmit(struct sock *sk, struct mrc_tx_cb *cb, u32 i, u32 now)
  * @ce: the ACK echoed a congestion mark for this packet's path (its echoed EV)
  *
  * Updates the path's RACK state with the packet, and gives the path a
- * credit for the next packets, or takes one back if the ACK carried a
- * mark.
+ * credit for the next packets, or takes all its credits away if the ACK
+ * carried a mark for it.
  */
 void mrc_cp_on_delivered(struct sock *sk, const struct mrc_tx_cb *cb, u32 now,
 			 bool ce)
