@@ -22,7 +22,7 @@ endif
 # out-of-tree build writes its objects next to its sources.
 MODULE_SRCS := Kbuild $(shell find net include uapi -name '*.[ch]' -o -name Kbuild)
 
-.PHONY: all modules module-one deps check demo bench selftests tools checkpatch \
+.PHONY: all modules module-one deps check demo bench selftests tools examples checkpatch \
 	install clean print-tc-libdir dkms-install dkms-uninstall
 
 VERSION := $(shell cat $(TOP)/VERSION)
@@ -49,7 +49,7 @@ INSTALL_FILES := \
 	uapi/linux/mrc.h:$(PREFIX)/include/linux/mrc.h:644 \
 	uapi/linux/mrc_trim.h:$(PREFIX)/include/linux/mrc_trim.h:644
 
-all: modules selftests tools
+all: modules selftests tools examples
 
 modules:
 	@if [ -z "$(KERNELS)" ]; then \
@@ -77,7 +77,7 @@ module-one:
 selftests:
 	@$(MAKE) --no-print-directory -C selftests/net/mrc OUTPUT=$(BUILD)/selftests
 
-tools: $(BUILD)/tools/mrc_demo $(BUILD)/tools/mrcperf $(BUILD)/tools/mrc \
+tools: $(BUILD)/tools/mrcperf $(BUILD)/tools/mrc \
 	$(BUILD)/tools/q_mrctrim.so $(BUILD)/tools/conn_pairs
 
 $(BUILD)/tools/mrc: $(wildcard tools/mrc/*.[ch]) uapi/linux/mrc.h
@@ -99,9 +99,14 @@ $(BUILD)/tools/conn_pairs: tools/testing/bench/conn_pairs.c uapi/linux/mrc.h
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -Wall -Wextra -Werror -Iuapi -o $@ $<
 
-$(BUILD)/tools/mrc_demo: tools/testing/mrc_demo.c uapi/linux/mrc.h
+# The example programs of tools/examples/, for users to copy.
+EXAMPLES := $(patsubst tools/examples/%.c,$(BUILD)/examples/%,$(wildcard tools/examples/*.c))
+
+examples: $(EXAMPLES)
+
+$(BUILD)/examples/%: tools/examples/%.c uapi/linux/mrc.h
 	@mkdir -p $(dir $@)
-	$(CC) -O2 -Wall -Wextra -Werror -Iuapi -o $@ $<
+	$(CC) -O2 -g -Wall -Wextra -Werror -Iuapi -o $@ $<
 
 deps:
 	@$(TESTING)/setup-deps

@@ -599,6 +599,18 @@ fab_paths() {
 	done
 }
 
+# fab_path_state H1 H2 ID: the state of host H1's path ID toward host H2,
+# as `mrc -j path show` reports it; nothing if there is no such path.
+fab_path_state() {
+	"$FAB_MRC" -n "$(fab_ns_host "$1")" -j path show "$(fab_host_addr "$2")"/128 \
+		2>/dev/null | python3 -c 'import json, sys
+d = json.load(sys.stdin)
+for s in d if isinstance(d, list) else [d]:
+    for p in s.get("paths", []):
+        if p["id"] == int(sys.argv[1]):
+            print(p["state"])' "$3"
+}
+
 # fab_gone PID: process PID has exited.
 fab_gone() {
 	! kill -0 "$1" 2>/dev/null

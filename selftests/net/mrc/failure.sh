@@ -50,14 +50,7 @@ gone() {
 
 # path_state ID: the state of host 1's path ID to host 2.
 path_state() {
-	fab_exec_host 1 "$MRC" -j path show "$H2_ADDR"/128 2>/dev/null |
-		python3 -c 'import json, sys
-d = json.load(sys.stdin)
-sets = d if isinstance(d, list) else [d]
-for s in sets:
-    for p in s.get("paths", []):
-        if p["id"] == int(sys.argv[1]):
-            print(p["state"])' "$1"
+	fab_path_state 1 2 "$1"
 }
 
 state_is() {
