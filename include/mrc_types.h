@@ -34,13 +34,9 @@
 #include <net/sock.h>
 
 #include "mrc_mib.h"
+#include "mrc_wire.h"
 
 #define MRC_BIND_HASH_BITS	8
-
-/* Packets in flight are bounded by the window of PSNs one ACK can describe:
- * the cumulative PSN and the 255 after it.
- */
-#define MRC_WND			256
 
 /* Default SO_RCVBUF and SO_SNDBUF, unless the sysctl defaults are larger. */
 #define MRC_DEFAULT_BUF		SZ_1M
@@ -212,14 +208,15 @@ struct mrc_cc_params {
  * @nr_pathsets: entries in @pathsets
  * @paths_gen: bumped on every change to @pathsets; connections compare
  * @cc: congestion-control settings
- * @probe_lock: protects @bad_paths, @probe_waiters, the probe fields of
- *	paths and the probe rate limit
+ * @probe_lock: protects @bad_paths, @probe_waiters and the probe fields
+ *	of paths
  * @bad_paths: assumed-bad paths being probed
  * @probe_waiters: MRC_CMD_PROBE requests waiting for a reply
  * @probe_timer: sends the probes that are due
- * @probe_tokens: probes that may still be sent this second (rate limit)
- * @probe_refill: jiffies when @probe_tokens was last refilled
- * @reply_tokens: probe replies that may still be sent this second
+ * @probe_rl: the probes sent, at most probe_rate a second
+ * @reply_rl: the probe replies sent, at most probe_rate a second
+ * @rst_rl: the RSTs sent for packets of no connection or listener, at
+ *	most rst_rate a second
  * @outage_timeout_ms: sysctl net.mrc.outage_timeout_ms
  * @data_dscp: sysctl net.mrc.data_dscp: DSCP of the DATA packets we send,
  *	the one switches may trim
@@ -227,6 +224,18 @@ struct mrc_cc_params {
  *	trimmed
  * @sysctl: the namespace's sysctl table
  */
+/**
+ * struct mrc_ratelimit - at most some number of events a second
+ * @lock: protects the other fields
+ * @refill: jiffies when @tokens was last refilled
+ * @tokens: events still allowed until a second after @refill
+ */
+struct mrc_ratelimit {
+	spinlock_t lock;	/* refill, tokens */
+	unsigned long refill;
+	u32 tokens;
+};
+
 struct mrc_net {
 	possible_net_t net;
 	spinlock_t bind_lock;	/* bind_hash, nr_bound */
@@ -244,19 +253,14 @@ struct mrc_net {
 	struct list_head bad_paths;
 	struct list_head probe_waiters;
 	struct timer_list probe_timer;
-	u32 probe_tokens;
-	unsigned long probe_refill;
-	u32 reply_tokens;
+	struct mrc_ratelimit probe_rl;
+	struct mrc_ratelimit reply_rl;
+	struct mrc_ratelimit rst_rl;
 	unsigned int outage_timeout_ms;
 	unsigned int data_dscp;
 	unsigned int trim_dscp;
 	struct ctl_table_header *sysctl;
 };
-
-/* Most credits a path holds: packets acknowledged cleanly, not yet reused. */
-#define MRC_CREDIT_MAX	4
-/* One path choice in this many is made by round robin, ignoring credits. */
-#define MRC_EXPLORE	8
 
 /**
  * struct mrc_cpath - one path as a connection uses it

@@ -89,6 +89,11 @@ struct mrc_data {
 #define MRC_SACK_WORDS	4
 #define MRC_SACK_BITS	(MRC_SACK_WORDS * 64)
 
+/* Packets in flight are bounded by the window of PSNs one ACK can describe:
+ * the cumulative PSN and the 255 after it.
+ */
+#define MRC_WND		256
+
 /**
  * struct mrc_ack - ACK: cumulative and selective acknowledgment
  * @h: common header; @h.ev is the path the ACK itself takes

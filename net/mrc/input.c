@@ -15,6 +15,7 @@
 #include "mpath.h"
 #include "output.h"
 #include "params.h"
+#include "parse.h"
 #include "probe.h"
 #include "pernet.h"
 #include "socket.h"
@@ -31,29 +32,6 @@ struct mrc_in_cb {
 };
 
 #define MRC_IN_CB(skb)	((struct mrc_in_cb *)(skb)->cb)
-
-static unsigned int mrc_hdr_len(u8 type)
-{
-	switch (type) {
-	case MRC_PKT_DATA:
-		return sizeof(struct mrc_data);
-	case MRC_PKT_ACK:
-		return sizeof(struct mrc_ack);
-	case MRC_PKT_NACK:
-		return sizeof(struct mrc_nack);
-	case MRC_PKT_SYN:
-	case MRC_PKT_SYNACK:
-		return sizeof(struct mrc_syn);
-	case MRC_PKT_FIN:
-		return sizeof(struct mrc_fin);
-	case MRC_PKT_RST:
-		return sizeof(struct mrc_rst);
-	case MRC_PKT_PROBE:
-	case MRC_PKT_PROBE_REPLY:
-		return sizeof(struct mrc_probe);
-	}
-	return 0;
-}
 
 static void mrc_reply_init(struct mrc_reply *r, struct sk_buff *skb)
 {
@@ -217,6 +195,16 @@ static void mrc_rcv_trimmed(struct sock *sk, struct sk_buff *skb, u32 psn,
 	kfree_skb(skb);
 }
 
+/* What the next ACK echoes: this packet's path, clock and mark. */
+static void mrc_echo_set(struct mrc_sock *msk, const struct mrc_data *d,
+			 bool ce)
+{
+	msk->ack_tsval = ntohl(d->tsval);
+	msk->ack_rx_us = mrc_now_us();
+	msk->ack_ev = ntohs(d->h.ev);
+	msk->ack_ce |= ce;
+}
+
 static void mrc_rcv_data(struct sock *sk, struct sk_buff *skb)
 {
 	const struct mrc_data *d = (const struct mrc_data *)skb->data;
@@ -240,30 +228,31 @@ static void mrc_rcv_data(struct sock *sk, struct sk_buff *skb)
 		MRC_INC(net, DROP_BAD_MSG);
 		goto drop;
 	}
+	/* The sender never has more than MRC_WND packets out, so a PSN
+	 * further away either way is no packet of this connection: it
+	 * changes nothing, not even what the next ACK echoes.
+	 */
+	if (k < -MRC_WND || k >= MRC_WND) {
+		MRC_INC(net, DROP_PSN_WINDOW);
+		if (k >= MRC_WND)
+			goto drop_ack;
+		goto drop;
+	}
 	msk->stats.pkts_received++;
-	msk->ack_tsval = ntohl(d->tsval);
-	msk->ack_rx_us = mrc_now_us();
-	msk->ack_ev = ntohs(d->h.ev);
 	ce = MRC_IN_CB(skb)->ce;
-	msk->ack_ce |= ce;
-
-	if (k < 0 || (k < MRC_WND && test_bit(k, msk->rcv_map))) {
+	if (k < 0 || test_bit(k, msk->rcv_map)) {
 		msk->stats.pkts_dup++;
 		MRC_INC(net, DROP_DUP);
+		mrc_echo_set(msk, d, ce);
 		/* Tell the sender: its retransmission was not needed. */
 		mrc_send_ack(sk, MRC_F_DUP);
 		goto drop;
 	}
-	if (k >= MRC_WND) {
-		MRC_INC(net, DROP_PSN_WINDOW);
-		goto drop_ack;
-	}
-	if (mlen > MRC_MSG_MAX || off > mlen || plen > mlen - off ||
-	    (!plen && mlen) || plen > msk->mss ||
-	    (u32)(msn - msk->rcv_msn) >= MRC_WND) {
+	if (!mrc_data_fields_ok(mlen, off, plen, msk->mss, msn - msk->rcv_msn)) {
 		MRC_INC(net, DROP_BAD_MSG);
 		goto drop;
 	}
+	mrc_echo_set(msk, d, ce);
 	if (sock_flag(sk, SOCK_DEAD)) {
 		/* New data for a socket nobody will read: reset, as TCP does. */
 		mrc_conn_abort(sk, 0, true);
@@ -310,12 +299,7 @@ static void mrc_rcv_data(struct sock *sk, struct sk_buff *skb)
 
 	if (k)
 		MRC_INC(net, IN_OUT_OF_ORDER);
-	set_bit(k, msk->rcv_map);
-	k = find_first_zero_bit(msk->rcv_map, MRC_WND);
-	if (k) {
-		bitmap_shift_right(msk->rcv_map, msk->rcv_map, k, MRC_WND);
-		msk->rcv_nxt += k;
-	}
+	msk->rcv_nxt += mrc_rcv_map_add(msk->rcv_map, k);
 	if (rmsg->got == rmsg->len)
 		mrc_deliver(sk);
 
@@ -374,11 +358,9 @@ static void mrc_rcv_ack(struct sock *sk, struct sk_buff *skb)
 	u32 cum = ntohl(a->cum_psn), now = mrc_now_us();
 	u16 flags = ntohs(a->h.flags);
 	bool ce = flags & MRC_F_ECE;
-	u64 words[MRC_SACK_WORDS];
 	u32 delivered = 0, psn, tsecr;
 	s32 delay = -1;
 	unsigned long bit;
-	unsigned int i;
 	int p;
 
 	MRC_INC(net, IN_ACKS);
@@ -389,11 +371,7 @@ static void mrc_rcv_ack(struct sock *sk, struct sk_buff *skb)
 	/* Overtaken by a later ACK: nothing in it is news. */
 	if (mrc_before(cum, msk->snd_una))
 		return;
-	for (i = 0; i < MRC_SACK_WORDS; i++)
-		words[i] = be64_to_cpu(a->sack[i]);
-	bitmap_from_arr64(sack, words, MRC_SACK_BITS);
-	bit = find_last_bit(sack, MRC_SACK_BITS);
-	if (bit < MRC_SACK_BITS && !mrc_before(cum + 1 + bit, msk->snd_nxt)) {
+	if (!mrc_sack_load(sack, a->sack, cum, msk->snd_nxt)) {
 		MRC_INC(net, DROP_SACK_UNSENT);
 		return;
 	}
@@ -432,7 +410,10 @@ static void mrc_rcv_ack(struct sock *sk, struct sk_buff *skb)
 		msk->reo_recoveries = 0;
 		mrc_cc_on_spurious(sk);
 	}
-	if (tsecr && delivered) {
+	/* A DUP ACK echoes the clock of a packet that was not needed, which
+	 * anyone may have sent: it gives no RTT.
+	 */
+	if (tsecr && delivered && !(flags & MRC_F_DUP)) {
 		s32 rtt = now - tsecr - ntohl(a->svc_time_us);
 
 		if (rtt >= 0 && rtt < 60 * USEC_PER_SEC) {
@@ -743,58 +724,6 @@ static void mrc_rcv_locked(struct sock *sk, struct sk_buff *skb)
 	sock_put(sk);
 }
 
-/* An SRH must be well formed, finished (segments_left 0), and name us as
- * its last segment; the stack only checked what it needed to forward the
- * packet, and 6.1 exports no validator.
- */
-static bool mrc_srh_valid(const struct ipv6_sr_hdr *srh, unsigned int len,
-			  const struct in6_addr *daddr)
-{
-	unsigned int n = srh->first_segment + 1;
-
-	return len >= sizeof(*srh) && srh->type == IPV6_SRCRT_TYPE_4 &&
-	       srh->hdrlen >= 2 * n && srh->segments_left == 0 &&
-	       ipv6_addr_equal(&srh->segments[0], daddr);
-}
-
-/* Walk the extension headers between IPv6 and UDP, which the stack has
- * already pulled into the linear area. MRC sends none but an SRH, so
- * anything but hop-by-hop, destination options and a valid SRH is a drop.
- */
-static bool mrc_exthdrs_ok(const struct sk_buff *skb)
-{
-	const struct ipv6hdr *ip6 = ipv6_hdr(skb);
-	const u8 *nh = skb_network_header(skb);
-	unsigned int end = skb_transport_header(skb) - nh;
-	unsigned int off = sizeof(*ip6), len;
-	u8 next = ip6->nexthdr;
-
-	while (next != IPPROTO_UDP) {
-		const struct ipv6_opt_hdr *oh = (const void *)(nh + off);
-
-		if (off + sizeof(*oh) > end)
-			return false;
-		len = ipv6_optlen(oh);
-		if (off + len > end)
-			return false;
-		switch (next) {
-		case NEXTHDR_HOP:
-		case NEXTHDR_DEST:
-			break;
-		case NEXTHDR_ROUTING:
-			if (len < sizeof(struct ipv6_sr_hdr) ||
-			    !mrc_srh_valid((const void *)oh, len, &ip6->daddr))
-				return false;
-			break;
-		default:
-			return false;
-		}
-		off += len;
-		next = oh->nexthdr;
-	}
-	return off == end;
-}
-
 /**
  * mrc_udp_rcv() - encap_rcv of the UDP tunnel socket: one MRC packet
  * @usk: the namespace's UDP tunnel socket
@@ -817,7 +746,9 @@ int mrc_udp_rcv(struct sock *usk, struct sk_buff *skb)
 	unsigned int len;
 
 	MRC_INC(net, IN_PKTS);
-	if (unlikely(ip6->nexthdr != IPPROTO_UDP) && !mrc_exthdrs_ok(skb)) {
+	if (unlikely(ip6->nexthdr != IPPROTO_UDP) &&
+	    !mrc_exthdrs_ok(skb_network_header(skb),
+			    skb_transport_header(skb) - skb_network_header(skb))) {
 		MRC_INC(net, DROP_BAD_SRH);
 		goto drop;
 	}

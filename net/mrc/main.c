@@ -71,6 +71,10 @@ unsigned int mrc_probe_rate __read_mostly = 1000;
 module_param_named(probe_rate, mrc_probe_rate, uint, 0644);
 MODULE_PARM_DESC(probe_rate, "Probes, and probe replies, a namespace sends per second at most (default 1000)");
 
+unsigned int mrc_rst_rate __read_mostly = 1000;
+module_param_named(rst_rate, mrc_rst_rate, uint, 0644);
+MODULE_PARM_DESC(rst_rate, "RSTs a namespace sends per second at most for packets of no connection or listener (default 1000)");
+
 static int __init mrc_init(void)
 {
 	int err;

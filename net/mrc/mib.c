@@ -79,6 +79,7 @@ static const char * const mrc_mib_names[] = {
 	[MRC_MIB_DROP_NOMEM] = "DropNomem",
 	[MRC_MIB_DROP_BAD_SRH] = "DropBadSrh",
 	[MRC_MIB_DROP_PROBE_RATE] = "DropProbeRate",
+	[MRC_MIB_RST_RATE_LIMITED] = "RstRateLimited",
 	[MRC_MIB_DROP_PROBE_REPLY] = "DropProbeReply",
 	[MRC_MIB_TX_NO_ROUTE] = "TxNoRoute",
 	[MRC_MIB_TX_ERRORS] = "TxErrors",

@@ -4,6 +4,7 @@
 
 #include <net/flow.h>
 
+#include "choose.h"
 #include "mrc_types.h"
 
 /* The socket lock protects the pointer; netlink readers use RCU. */
@@ -13,17 +14,25 @@ static inline struct mrc_cpaths *mrc_cps(struct mrc_sock *msk)
 					 lockdep_sock_is_held(&msk->sk));
 }
 
+/* The path for the next DATA packet (see choose.c), or -1. */
+static inline int mrc_cp_choose(struct sock *sk, int avoid)
+{
+	return mrc_cp_pick(mrc_cps(mrc_sk(sk)), avoid, mrc_now_us());
+}
+
+/* The path for a control packet, preferring @ev if usable, or -1. */
+static inline int mrc_cp_choose_ctrl(struct sock *sk, int ev)
+{
+	return mrc_cp_pick_ctrl(mrc_cps(mrc_sk(sk)), ev);
+}
+
 int mrc_cp_init(struct sock *sk, gfp_t gfp);
 void mrc_cp_destroy(struct sock *sk);
 void mrc_cp_refresh(struct sock *sk);
-bool mrc_cp_usable(const struct mrc_cpath *cp);
 bool mrc_cp_any_usable(struct sock *sk);
 void mrc_cp_retire(struct sock *sk, const struct mrc_tx_cb *cb);
 void mrc_cp_undo(struct sock *sk, u32 i, u32 tsecr, u32 cum,
 		 const unsigned long *sack);
-int mrc_cp_find(const struct mrc_cpaths *cps, u16 id);
-int mrc_cp_choose(struct sock *sk, int avoid);
-int mrc_cp_choose_ctrl(struct sock *sk, int ev);
 void mrc_cp_on_xmit(struct sock *sk, struct mrc_tx_cb *cb, u32 i, u32 now);
 void mrc_cp_on_delivered(struct sock *sk, const struct mrc_tx_cb *cb, u32 now,
 			 bool ce);

@@ -799,12 +799,12 @@ static const struct genl_ops mrc_genl_ops[] = {
 	{
 		.cmd = MRC_CMD_PATH_ADD,
 		.doit = mrc_nl_path_add,
-		.flags = GENL_ADMIN_PERM,
+		.flags = GENL_UNS_ADMIN_PERM,
 	},
 	{
 		.cmd = MRC_CMD_PATH_DEL,
 		.doit = mrc_nl_path_del,
-		.flags = GENL_ADMIN_PERM,
+		.flags = GENL_UNS_ADMIN_PERM,
 	},
 	{
 		.cmd = MRC_CMD_PATH_GET,
@@ -814,17 +814,17 @@ static const struct genl_ops mrc_genl_ops[] = {
 	{
 		.cmd = MRC_CMD_PATH_SET,
 		.doit = mrc_nl_path_set,
-		.flags = GENL_ADMIN_PERM,
+		.flags = GENL_UNS_ADMIN_PERM,
 	},
 	{
 		.cmd = MRC_CMD_PATHSET_SET,
 		.doit = mrc_nl_pathset_set,
-		.flags = GENL_ADMIN_PERM,
+		.flags = GENL_UNS_ADMIN_PERM,
 	},
 	{
 		.cmd = MRC_CMD_FLUSH,
 		.doit = mrc_nl_flush,
-		.flags = GENL_ADMIN_PERM,
+		.flags = GENL_UNS_ADMIN_PERM,
 	},
 	{
 		.cmd = MRC_CMD_STATS_GET,
@@ -841,12 +841,12 @@ static const struct genl_ops mrc_genl_ops[] = {
 	{
 		.cmd = MRC_CMD_CC_SET,
 		.doit = mrc_nl_cc_set,
-		.flags = GENL_ADMIN_PERM,
+		.flags = GENL_UNS_ADMIN_PERM,
 	},
 	{
 		.cmd = MRC_CMD_PROBE,
 		.doit = mrc_nl_probe,
-		.flags = GENL_ADMIN_PERM,
+		.flags = GENL_UNS_ADMIN_PERM,
 	},
 };
 

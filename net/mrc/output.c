@@ -968,12 +968,19 @@ static void mrc_output_reply(struct net *net, struct sk_buff *skb,
  * @net: namespace
  * @r: addresses and ids of the packet being answered, already swapped
  * @reason: enum mrc_rst_reason
+ *
+ * At most rst_rate a second per namespace: anyone can make us answer,
+ * from any source address, so the answers must not become a flood.
  */
 void mrc_send_rst_reply(struct net *net, const struct mrc_reply *r, u32 reason)
 {
 	struct sk_buff *skb;
 	struct mrc_rst *rst;
 
+	if (!mrc_ratelimit_take(&mrc_net(net)->rst_rl, READ_ONCE(mrc_rst_rate))) {
+		MRC_INC(net, RST_RATE_LIMITED);
+		return;
+	}
 	skb = mrc_alloc_ctrl(sizeof(*rst));
 	if (!skb) {
 		MRC_INC(net, TX_ERRORS);

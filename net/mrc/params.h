@@ -19,5 +19,6 @@ extern unsigned int mrc_spray_burst;
 extern unsigned int mrc_probe_interval_ms;
 extern unsigned int mrc_probe_good;
 extern unsigned int mrc_probe_rate;
+extern unsigned int mrc_rst_rate;
 
 #endif /* _MRC_PARAMS_H */

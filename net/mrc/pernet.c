@@ -40,6 +40,45 @@ struct mrc_net *mrc_net(const struct net *net)
 	return net_generic(net, mrc_net_id);
 }
 
+/**
+ * mrc_ratelimit_init() - a rate limit with nothing taken yet
+ * @rl: the rate limit
+ */
+void mrc_ratelimit_init(struct mrc_ratelimit *rl)
+{
+	spin_lock_init(&rl->lock);
+	rl->refill = jiffies - HZ;
+	rl->tokens = 0;
+}
+
+/**
+ * mrc_ratelimit_take() - may one more event happen?
+ * @rl: the rate limit
+ * @rate: events allowed a second (the module parameter, read now)
+ *
+ * A second's worth of events is allowed at once, refilled a second after
+ * the previous refill: a burst of @rate, and at most 2 * @rate in any
+ * second. Any context.
+ *
+ * Return: true, and the event is counted, if it may.
+ */
+bool mrc_ratelimit_take(struct mrc_ratelimit *rl, unsigned int rate)
+{
+	unsigned long flags;
+	bool ok;
+
+	spin_lock_irqsave(&rl->lock, flags);
+	if (time_after_eq(jiffies, rl->refill + HZ)) {
+		rl->refill = jiffies;
+		rl->tokens = rate;
+	}
+	ok = rl->tokens > 0;
+	if (ok)
+		rl->tokens--;
+	spin_unlock_irqrestore(&rl->lock, flags);
+	return ok;
+}
+
 static int mrc_udp_sock_create(struct net *net, struct mrc_net *mn)
 {
 	struct udp_tunnel_sock_cfg tcfg = {
@@ -162,6 +201,7 @@ static int __net_init mrc_net_init(struct net *net)
 	mn->data_dscp = MRCTRIM_DEF_TRIMMABLE_DSCP;
 	mn->trim_dscp = MRCTRIM_DEF_TRIM_DSCP;
 	mrc_probe_init_net(mn);
+	mrc_ratelimit_init(&mn->rst_rl);
 
 	spin_lock_init(&mn->bind_lock);
 	for (i = 0; i < ARRAY_SIZE(mn->bind_hash); i++)

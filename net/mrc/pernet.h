@@ -9,6 +9,8 @@
 extern const struct rhashtable_params mrc_conn_params;
 
 struct mrc_net *mrc_net(const struct net *net);
+void mrc_ratelimit_init(struct mrc_ratelimit *rl);
+bool mrc_ratelimit_take(struct mrc_ratelimit *rl, unsigned int rate);
 int mrc_pernet_init(void);
 void mrc_pernet_exit(void);
 

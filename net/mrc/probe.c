@@ -46,21 +46,11 @@ struct mrc_probe_waiter {
 	struct completion done;
 };
 
-/* One second's worth of probes and replies, refilled once a second. */
+/* May one more probe, or probe reply, go out this second? */
 static bool mrc_probe_take(struct mrc_net *mn, bool reply)
 {
-	u32 *tokens = reply ? &mn->reply_tokens : &mn->probe_tokens;
-
-	lockdep_assert_held(&mn->probe_lock);
-	if (time_after_eq(jiffies, mn->probe_refill + HZ)) {
-		mn->probe_refill = jiffies;
-		mn->probe_tokens = mrc_probe_rate;
-		mn->reply_tokens = mrc_probe_rate;
-	}
-	if (!*tokens)
-		return false;
-	(*tokens)--;
-	return true;
+	return mrc_ratelimit_take(reply ? &mn->reply_rl : &mn->probe_rl,
+				  READ_ONCE(mrc_probe_rate));
 }
 
 /* Send a PROBE or PROBE_REPLY from the namespace's UDP socket, on the SRH,
@@ -408,9 +398,8 @@ void mrc_probe_init_net(struct mrc_net *mn)
 	INIT_LIST_HEAD(&mn->bad_paths);
 	INIT_LIST_HEAD(&mn->probe_waiters);
 	timer_setup(&mn->probe_timer, mrc_probe_timer_fn, 0);
-	mn->probe_refill = jiffies;
-	mn->probe_tokens = mrc_probe_rate;
-	mn->reply_tokens = mrc_probe_rate;
+	mrc_ratelimit_init(&mn->probe_rl);
+	mrc_ratelimit_init(&mn->reply_rl);
 }
 
 /**
