@@ -22,7 +22,7 @@ endif
 # out-of-tree build writes its objects next to its sources.
 MODULE_SRCS := Kbuild $(shell find net include uapi -name '*.[ch]' -o -name Kbuild)
 
-.PHONY: all modules module-one deps check demo bench selftests tools examples checkpatch \
+.PHONY: all modules module-one deps check demo bench selftests tools examples checkpatch fuzz \
 	install clean print-tc-libdir dkms-install dkms-uninstall
 
 VERSION := $(shell cat $(TOP)/VERSION)
@@ -149,6 +149,12 @@ bench:
 
 checkpatch:
 	@$(TESTING)/checkpatch
+
+# make fuzz [FUZZ_SECS=60]: the libFuzzer targets of tools/testing/fuzz/,
+# built from the module's own parse.c and choose.c, each for FUZZ_SECS;
+# new inputs join tools/testing/fuzz/corpus/.
+fuzz: deps
+	@$(TESTING)/fuzz/run
 
 install: all
 	@for k in $(KERNELS); do \

@@ -1,0 +1,352 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Helper of hostile.sh: hostile MRC packets from an on-path spine.
+
+hostile.py --phase active|idle --results FILE --template FILE
+           --h1-ns NS --h2-ns NS --h2-addr ADDR
+           --listen-port PORT --trim-dscp DSCP [--timeout S]
+
+Runs in the namespace of the spine between host 1 (the sender of a live
+transfer) and host 2 (its receiver), whose links are the interfaces h1
+and h2. It learns the connection from the traffic it forwards (addresses,
+MACs, connection ids, PSNs: an on-path attacker sees all of them), then
+for each case of the phase sends its packets straight to the victim host
+(scapy, at layer 2, as the spine would forward them, with the source
+address of the victim's peer) and waits until the victim's counters
+(/proc/net/mrc_stat, or /proc/net/snmp6 for what IPv6 drops first) have
+risen as the case expects. One JSON line per case goes to FILE: its
+name, whether it held, and the counter deltas. The active phase saves
+what it learnt in the --template FILE for the idle phase.
+
+Phase active runs while data flows: cases that need no PSN. Phase idle
+runs once the sender has sent everything and had it acknowledged (and
+holds the connection open), so that the receiver's next PSN is known
+exactly: cases about windows and unsent PSNs.
+"""
+
+import argparse
+import json
+import os
+import random
+import socket
+import struct
+import subprocess
+import sys
+import time
+
+from scapy.all import (Ether, IPv6, IPv6ExtHdrSegmentRouting, Raw, UDP,
+                       conf, sendp, sniff)
+
+MRC_PORT = 4797
+VERSION = 1
+DATA, ACK, NACK, SYN, SYNACK, FIN, RST, PROBE, PROBE_REPLY = range(1, 10)
+HDR = struct.Struct("!BBHIIHH")          # version type flags dcid scid ev plen
+HDR_LEN = {DATA: 36, ACK: 68, NACK: 24, SYN: 40, SYNACK: 40, FIN: 20,
+           RST: 20, PROBE: 24, PROBE_REPLY: 24}
+MSG_MAX = 4 << 20
+U32 = 0xffffffff
+WND = 256
+
+conf.verb = 0
+
+
+def hdr(typ, dcid, scid, ev=0, plen=0, flags=0, version=VERSION):
+    return HDR.pack(version, typ, flags, dcid, scid, ev, plen)
+
+
+def data(dcid, scid, psn, msn, off, mlen, payload, plen=None, ev=1):
+    return (hdr(DATA, dcid, scid, ev, len(payload) if plen is None else plen)
+            + struct.pack("!IIIII", psn & U32, msn & U32, off, mlen, 0)
+            + payload)
+
+
+def ack(dcid, scid, cum, sack=(0, 0, 0, 0), ev_echo=1, rwnd=1 << 20):
+    return (hdr(ACK, dcid, scid) + struct.pack("!I", cum & U32)
+            + struct.pack("!4Q", *sack)
+            + struct.pack("!HHIII", ev_echo, 0, rwnd, 0, 0))
+
+
+def nack(dcid, scid, psn, reason=1, ev=1):
+    return hdr(NACK, dcid, scid) + struct.pack("!IHBB", psn & U32, ev, reason,
+                                               0)
+
+
+def syn(scid, sport, dport):
+    return (hdr(SYN, 0, scid)
+            + struct.pack("!HHIIHHII", sport, dport, random.getrandbits(32),
+                          1 << 20, 1400, 0, 0, 0))
+
+
+def rst(dcid, scid):
+    return hdr(RST, dcid, scid) + struct.pack("!I", 1)
+
+
+def mrc_of(pkt):
+    """(type, dcid, scid, body) of an MRC packet, or None."""
+    if UDP not in pkt or pkt[UDP].dport != MRC_PORT:
+        return None
+    raw = bytes(pkt[UDP].payload)
+    if len(raw) < HDR.size:
+        return None
+    v, typ, _, dcid, scid, _, _ = HDR.unpack_from(raw)
+    return (typ, dcid, scid, raw) if v == VERSION else None
+
+
+def counters(ns):
+    """The namespace's MRC counters and IPv6 SNMP counters, by name."""
+    out = {}
+    for path in ("/proc/net/mrc_stat", "/proc/net/snmp6"):
+        text = subprocess.run(["ip", "netns", "exec", ns, "cat", path],
+                              check=True, capture_output=True,
+                              text=True).stdout
+        for line in text.splitlines():
+            f = line.split()
+            if len(f) == 2 and f[1].isdigit():
+                out[f[0]] = int(f[1])
+    return out
+
+
+def csum(data):
+    if len(data) % 2:
+        data += b"\0"
+    s = sum(struct.unpack("!%dH" % (len(data) // 2), data))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return ~s & 0xffff or 0xffff
+
+
+class Link:
+    """A template frame toward one host, learnt from forwarded traffic."""
+
+    def __init__(self, frame):
+        self.frame = frame
+
+    def make(self, payload, tclass=None, srh=None):
+        """The template with this MRC payload (and SRH, traffic class).
+
+        The UDP checksum is computed here, over the IPv6 destination as it
+        stands: the kernel checks it so once segments_left is 0, whatever
+        the SRH's last entry says (scapy would use that entry)."""
+        f = self.frame.copy()
+        ip = f[IPv6]
+        udp = f[UDP].copy()
+        udp.remove_payload()
+        ip.remove_payload()
+        if srh is None and IPv6ExtHdrSegmentRouting in self.frame:
+            srh = self.frame[IPv6ExtHdrSegmentRouting].copy()
+            srh.remove_payload()
+        if srh is not None:
+            srh.nh = 17
+            ip.nh = 43
+            ip.add_payload(srh / udp / Raw(payload))
+        else:
+            ip.nh = 17
+            ip.add_payload(udp / Raw(payload))
+        del ip.plen
+        if tclass is not None:
+            ip.tc = tclass
+        u = f[UDP]
+        u.len = 8 + len(payload)
+        u.chksum = 0
+        pseudo = (socket_addr(ip.src) + socket_addr(ip.dst)
+                  + struct.pack("!IxxxB", u.len, 17))
+        u.chksum = csum(pseudo + bytes(u))
+        return f
+
+
+def socket_addr(a):
+    return socket.inet_pton(socket.AF_INET6, a)
+
+
+class Attack:
+    def __init__(self, a):
+        self.a = a
+        self.results = open(a.results, "a")
+        self.ns = {"h1": a.h1_ns, "h2": a.h2_ns}
+
+    def learn(self, iface, dst, typ):
+        """The newest frame of type typ going out of iface to dst."""
+        got = sniff(iface=iface, count=1, timeout=self.a.timeout,
+                    lfilter=lambda p: IPv6 in p and p[IPv6].dst == dst and
+                    (mrc_of(p) or (None,))[0] == typ)
+        if not got:
+            raise SystemExit("hostile.py: no packet of type %d to %s seen on %s"
+                             % (typ, dst, iface))
+        return got[0]
+
+    def learn_data(self):
+        f = self.learn("h2", self.a.h2_addr, DATA)
+        _, dcid, scid, raw = mrc_of(f)
+        psn, msn = struct.unpack_from("!II", raw, HDR.size)
+        self.to_h2 = Link(f)
+        self.h2_cid, self.h1_cid, self.psn, self.msn = dcid, scid, psn, msn
+
+    def case(self, name, host, frames, want, check=None):
+        """Send frames to host (h1 or h2); want: {counter: least rise}."""
+        before = counters(self.ns[host])
+        sendp(frames, iface=host)
+        deadline = time.time() + self.a.timeout
+        while True:
+            after = counters(self.ns[host])
+            delta = {k: after.get(k, 0) - before.get(k, 0)
+                     for k in set(after) | set(before)
+                     if after.get(k, 0) != before.get(k, 0)}
+            ok = all(delta.get(k, 0) >= n for k, n in want.items())
+            if ok and check:
+                ok = check(delta)
+            if ok or time.time() > deadline:
+                break
+            time.sleep(0.2)
+        self.results.write(json.dumps({"case": name, "ok": ok, "sent":
+                                       len(frames), "want": want,
+                                       "delta": delta}) + "\n")
+        self.results.flush()
+
+    def active(self):
+        self.learn_data()
+        h2, h1 = self.h2_cid, self.h1_cid
+        t = self.to_h2
+        full = data(h2, h1, self.psn, self.msn, 0, 0, b"")
+        frames = [t.make(b"")]
+        for typ, n in HDR_LEN.items():
+            head = (full if typ == DATA else
+                    hdr(typ, h2, h1) + bytes(n - HDR.size))
+            start = 1 if typ == DATA else HDR.size
+            frames += [t.make(head[:i]) for i in range(start, n)]
+        self.case("truncated headers, every length from 0 to the full header",
+                  "h2", frames, {"DropShort": len(frames)})
+        self.case("zero-length UDP", "h2", [t.make(b"")], {"DropShort": 1})
+        frames = [t.make(hdr(DATA, h2, h1, version=v) + bytes(20))
+                  for v in (0, 2, 255)]
+        self.case("unknown versions", "h2", frames, {"DropVersion": 3})
+        frames = [t.make(hdr(typ, h2, h1) + bytes(64)) for typ in (0, 10, 255)]
+        self.case("unknown types", "h2", frames, {"DropType": 3})
+        n = 300
+        frames = [t.make(data(random.getrandbits(32) | 1, h1, self.psn, 0, 0,
+                              100, bytes(100))) for _ in range(n)]
+        self.case("unknown connection ids (RSTs rate-limited)", "h2", frames,
+                  {"DropNoConn": n, "RstRateLimited": 1},
+                  lambda d: d.get("OutRsts", 0) + d.get("RstRateLimited", 0)
+                  == d.get("DropNoConn", 0))
+        frames = [t.make(rst(random.getrandbits(32) | 1, h1))
+                  for _ in range(100)]
+        frames += [t.make(rst(h2, random.getrandbits(32) | 1))
+                   for _ in range(100)]
+        self.case("resets with guessed ids", "h2", frames,
+                  {"DropNoConn": 100, "DropBadCid": 100})
+        frames = [t.make(syn(random.getrandbits(32) | 1,
+                             random.randrange(1024, 65536),
+                             self.a.listen_port))
+                  for _ in range(500)]
+        # Children die as the spoofed source's RSTs (rate-limited) come
+        # back, freeing room: most of the flood, not all, overflows.
+        self.case("a handshake flood on a listener with backlog 16", "h2",
+                  frames, {"DropListenOverflow": 250})
+        pl = full
+        for name, srh, want in (
+            ("an SRH whose last entry is not this host",
+             IPv6ExtHdrSegmentRouting(addresses=["2001:db8:dead::1"],
+                                      segleft=0), {"DropBadSrh": 10}),
+            ("an SRH whose last entry index is beyond its list",
+             IPv6ExtHdrSegmentRouting(addresses=[self.a.h2_addr],
+                                      segleft=0, lastentry=3),
+             {"DropBadSrh": 10}),
+            ("an SRH with segments_left beyond its list (IPv6 drops it)",
+             IPv6ExtHdrSegmentRouting(addresses=[self.a.h2_addr],
+                                      segleft=5), {"Ip6InHdrErrors": 10})):
+            self.case(name, "h2", [t.make(pl, srh=srh.copy())
+                                   for _ in range(10)], want)
+
+    def idle(self):
+        self.learn_data_idle()
+        h2, h1, nxt = self.h2_cid, self.h1_cid, self.nxt
+        t = self.to_h2
+        frames = [t.make(data(h2, h1, nxt + WND + 1000 + i, self.msn, 0, 100,
+                              bytes(100))) for i in range(5)]
+        frames += [t.make(data(h2, h1, nxt - WND - 1000 - i, self.msn, 0, 100,
+                               bytes(100))) for i in range(5)]
+        self.case("PSNs outside the window, ahead and behind", "h2", frames,
+                  {"DropPsnWindow": 10})
+        p = nxt + 3
+        bad = [data(h2, h1, p, self.msn, 0, MSG_MAX + 1, bytes(100)),
+               data(h2, h1, p, self.msn, 200, 100, bytes(100)),
+               data(h2, h1, p, self.msn, 50, 100, bytes(100)),
+               data(h2, h1, p, self.msn, 0, 100, bytes(100), plen=50),
+               data(h2, h1, p, self.msn + (1 << 30), 0, 100, bytes(100))]
+        self.case("message lengths, offsets and numbers outside the message",
+                  "h2", [t.make(b) for b in bad], {"DropBadMsg": len(bad)})
+        self.case("a trimmed DSCP on a full packet (not delivered: NACKed)",
+                  "h2", [t.make(data(h2, h1, nxt + 10, self.msn, 0, 100,
+                                     bytes(100)),
+                                tclass=self.a.trim_dscp << 2)],
+                  {"InTrimmed": 1, "OutNacks": 1})
+        u = self.to_h1
+        self.case("ACKs for PSNs never sent", "h1",
+                  [u.make(ack(h1, h2, nxt + 10 + i)) for i in range(5)],
+                  {"DropAckUnsent": 5})
+        self.case("SACK bitmaps that cover unsent PSNs", "h1",
+                  [u.make(ack(h1, h2, nxt, (1 << i, 0, 0, 0)))
+                   for i in range(5)], {"DropSackUnsent": 5})
+        self.case("NACKs for unsent PSNs", "h1",
+                  [u.make(nack(h1, h2, nxt + 5 + i)) for i in range(5)],
+                  {"DropNack": 5})
+
+    def learn_data_idle(self):
+        """At idle the receiver's next PSN is the sender's next PSN; a
+        DATA packet far ahead of the window makes the receiver say it."""
+        self.learn_data_template()
+        probe = self.to_h2.make(data(self.h2_cid, self.h1_cid,
+                                     (self.psn + (1 << 31) - 1) & 0xffffffff,
+                                     self.msn, 0, 1, b"x"))
+        # The sender's address: the one its data came from.
+        sender = self.to_h2.frame[IPv6].src
+        before = counters(self.a.h2_ns)
+        got = sniff(iface="h1", count=1, timeout=self.a.timeout,
+                    started_callback=lambda: sendp(probe, iface="h2"),
+                    lfilter=lambda p: IPv6 in p and p[IPv6].dst == sender and
+                    (mrc_of(p) or (None,))[0] == ACK)
+        if not got:
+            after = counters(self.a.h2_ns)
+            raise SystemExit("hostile.py: the receiver did not answer: %s" %
+                             {k: after[k] - before.get(k, 0) for k in after
+                              if after[k] != before.get(k, 0)})
+        self.to_h1 = Link(got[0])
+        self.nxt = struct.unpack_from("!I", mrc_of(got[0])[3], HDR.size)[0]
+
+    def learn_data_template(self):
+        with open(self.a.template, "rb") as f:
+            state = json.load(f)
+        self.h2_cid, self.h1_cid = state["h2_cid"], state["h1_cid"]
+        self.psn, self.msn = state["psn"], state["msn"]
+        self.to_h2 = Link(Ether(bytes.fromhex(state["frame"])))
+
+    def save_template(self):
+        with open(self.a.template, "w") as f:
+            json.dump({"h2_cid": self.h2_cid, "h1_cid": self.h1_cid,
+                       "psn": self.psn, "msn": self.msn,
+                       "frame": bytes(self.to_h2.frame).hex()}, f)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--phase", choices=("active", "idle"), required=True)
+    ap.add_argument("--results", required=True)
+    ap.add_argument("--template", required=True)
+    ap.add_argument("--h1-ns", required=True)
+    ap.add_argument("--h2-ns", required=True)
+    ap.add_argument("--h2-addr", required=True)
+    ap.add_argument("--listen-port", type=int, required=True)
+    ap.add_argument("--trim-dscp", type=int, required=True)
+    ap.add_argument("--timeout", type=float, default=30)
+    a = ap.parse_args()
+    random.seed(os.getpid())
+    at = Attack(a)
+    if a.phase == "active":
+        at.active()
+        at.save_template()
+    else:
+        at.idle()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,164 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Hostile packets: host 1 sends host 2 64 MB over one plane of the test
+# fabric (an SRv6 spine; links shaped to LINK_RATE), content-checked by
+# mrcperf --verify. The spine, on the path and so knowing addresses,
+# connection ids and PSNs, injects hostile packets into both hosts with
+# the peer's source address (hostile.py, scapy): first while data flows,
+# then, for the cases that need the exact next PSN, while the sender holds
+# its finished connection open (mrcperf --hold). Each case passes when
+# the victim dropped every packet and counted each drop where
+# Documentation/networking/mrc.rst says (the counter named in the case's
+# diagnostics). Then the transfer must complete byte-identical, and the
+# MRC slab objects return to what they were before, once the handshake
+# flood's half-open connections have timed out. The guest log is checked
+# by the harness. rst_rate is lowered to 10 for the run, so that the RSTs
+# for unknown connection ids are seen to be limited.
+
+# Test functions run through run_test, which shellcheck cannot follow.
+# shellcheck disable=SC2317
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$(dirname "$0")"/lib.sh
+# shellcheck source-path=SCRIPTDIR source=fabric.sh
+source "$(dirname "$0")"/fabric.sh
+
+MRCPERF=$MRC_TOP/build/tools/mrcperf
+LINK_RATE=${LINK_RATE:-20mbit}
+PORT=7701
+LISTEN_PORT=7700
+RST_RATE=/sys/module/mrc/parameters/rst_rate
+tmp=$(mktemp -d)
+old_rst_rate=$(cat "$RST_RATE")
+
+ACTIVE_CASES=(
+	"truncated headers, every length from 0 to the full header"
+	"zero-length UDP"
+	"unknown versions"
+	"unknown types"
+	"unknown connection ids (RSTs rate-limited)"
+	"resets with guessed ids"
+	"a handshake flood on a listener with backlog 16"
+	"an SRH whose last entry is not this host"
+	"an SRH whose last entry index is beyond its list"
+	"an SRH with segments_left beyond its list (IPv6 drops it)"
+)
+IDLE_CASES=(
+	"PSNs outside the window, ahead and behind"
+	"message lengths, offsets and numbers outside the message"
+	"a trimmed DSCP on a full packet (not delivered: NACKed)"
+	"ACKs for PSNs never sent"
+	"SACK bitmaps that cover unsent PSNs"
+	"NACKs for unsent PSNs"
+)
+
+cleanup() {
+	echo "$old_rst_rate" > "$RST_RATE"
+	fab_cleanup
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit "$KSFT_FAIL"' INT TERM
+
+gone() {
+	! kill -0 "$1" 2>/dev/null
+}
+
+flowing() {
+	fab_exec_host 1 "$FAB_MRC" -j conn show 2>/dev/null | python3 -c 'import json, sys
+sys.exit(0 if any(c.get("bytes_acked", 0) > 1000000 for c in json.load(sys.stdin)) else 1)'
+}
+
+# attack PHASE: hostile.py's cases of that phase, from the spine.
+attack() {
+	fab_exec_spine 1 timeout "$(slow_limit 600)" python3 "$MRC_SELFTEST_DIR"/hostile.py \
+		--phase "$1" --results "$tmp/results" --template "$tmp/template" \
+		--h1-ns "$(fab_ns_host 1)" --h2-ns "$(fab_ns_host 2)" \
+		--h2-addr "$(fab_host_addr 2)" \
+		--listen-port "$LISTEN_PORT" \
+		--trim-dscp "$(fab_exec_host 2 sysctl -n net.mrc.trim_dscp)" \
+		--timeout "$(slow_limit 30)" >> "$tmp/attack.log" 2>&1
+}
+
+# run_all: the transfer and both phases of the attack; what each part
+# did is in $tmp for the cases below.
+run_all() {
+	local h lpid spid cpid
+
+	mrc_slab_objects > "$tmp/slab-before"
+	fab_up 2 1 > "$tmp/setup.log" || return 1
+	for h in 1 2; do
+		fab_link_shape "$h" 1 both "$LINK_RATE" 2>> "$tmp/setup.log" || return 1
+	done
+	fab_paths 1 2 && fab_paths 2 1 || return 1
+	echo 10 > "$RST_RATE"
+	fab_exec_host 2 "$MRC_BIN"/mrc_hold -l "$LISTEN_PORT" -b 16 -r "$tmp/listening" &
+	lpid=$!
+	wait_ready "$lpid" "$tmp/listening" || return 1
+	fab_exec_host 2 "$MRCPERF" -s -1 -p "$PORT" --timeout "$(slow_limit 300)" \
+		--ready "$tmp/ready" > "$tmp/server.log" 2>&1 &
+	spid=$!
+	wait_ready "$spid" "$tmp/ready" || return 1
+	fab_exec_host 1 "$MRCPERF" -c "$(fab_host_addr 2)" -p "$PORT" -l 64K -n 1000 \
+		--verify --hold "$tmp/hold" --timeout "$(slow_limit 300)" \
+		> "$tmp/client.log" 2>&1 &
+	cpid=$!
+	wait_for 60 flowing || return 1
+	attack active || echo "hostile.py failed in the active phase" >> "$tmp/attack.log"
+	wait_for 600 test -e "$tmp/hold.done" || return 1
+	attack idle || echo "hostile.py failed in the idle phase" >> "$tmp/attack.log"
+	touch "$tmp/hold"
+	wait_for 120 gone "$cpid"
+	wait "$cpid"
+	echo $? > "$tmp/client.rc"
+	wait_for 60 gone "$spid"
+	wait "$spid"
+	echo $? > "$tmp/server.rc"
+	kill "$lpid"
+	wait "$lpid"
+	fab_cleanup
+}
+
+# case_held NAME: hostile.py says the case held; its line is printed.
+case_held() {
+	local line
+
+	line=$(grep -F "\"case\": \"$1\"" "$tmp/results")
+	if [ -z "$line" ]; then
+		echo "the case did not run:"
+		sed 's/^/  /' "$tmp/attack.log"
+		return 1
+	fi
+	echo "$line"
+	[[ $line == *'"ok": true'* ]]
+}
+
+transfer_intact() {
+	cat "$tmp/client.log" "$tmp/server.log"
+	[ "$(cat "$tmp/client.rc")" = 0 ] && [ "$(cat "$tmp/server.rc")" = 0 ] &&
+		grep -q "verify on" "$tmp/server.log" &&
+		grep -q "result: OK" "$tmp/server.log" &&
+		grep -Eq '^\[SUM\] +1000 +65536000 ' "$tmp/server.log"
+}
+
+slab_back() {
+	local before now
+
+	before=$(cat "$tmp/slab-before")
+	now=$(mrc_slab_objects)
+	echo "MRC slab objects: $before before, $now now"
+	[ "$now" -le "$before" ]
+}
+
+slab_is_back() {
+	wait_for 120 slab_back
+}
+
+ktap_begin $((${#ACTIVE_CASES[@]} + ${#IDLE_CASES[@]} + 2))
+run_all > "$tmp/run.log" 2>&1 || { echo "# setup failed:"; sed 's/^/#   /' "$tmp/run.log"; }
+for c in "${ACTIVE_CASES[@]}" "${IDLE_CASES[@]}"; do
+	run_test "$c" case_held "$c"
+done
+run_test "the transfer completed byte-identical" transfer_intact
+run_test "MRC slab objects back to where they started" slab_is_back
+ktap_end
