@@ -228,18 +228,19 @@ static void mrc_rcv_data(struct sock *sk, struct sk_buff *skb)
 		MRC_INC(net, DROP_BAD_MSG);
 		goto drop;
 	}
-	/* The sender never has more than MRC_WND packets out, so a PSN
-	 * further away either way is no packet of this connection: it
+	/* A PSN this far ahead is no packet the sender may have out: it
 	 * changes nothing, not even what the next ACK echoes.
 	 */
-	if (k < -MRC_WND || k >= MRC_WND) {
+	if (k >= MRC_WND) {
 		MRC_INC(net, DROP_PSN_WINDOW);
-		if (k >= MRC_WND)
-			goto drop_ack;
-		goto drop;
+		goto drop_ack;
 	}
 	msk->stats.pkts_received++;
 	ce = MRC_IN_CB(skb)->ce;
+	/* Behind the cumulative point, by any distance: a packet already
+	 * delivered by a retransmission can arrive long after. The ACK that
+	 * says so echoes it, so that the sender can undo what its loss did.
+	 */
 	if (k < 0 || test_bit(k, msk->rcv_map)) {
 		msk->stats.pkts_dup++;
 		MRC_INC(net, DROP_DUP);

@@ -44,7 +44,8 @@ ACTIVE_CASES=(
 	"an SRH with segments_left beyond its list (IPv6 drops it)"
 )
 IDLE_CASES=(
-	"PSNs outside the window, ahead and behind"
+	"PSNs beyond the window"
+	"PSNs long before the cumulative point"
 	"message lengths, offsets and numbers outside the message"
 	"a trimmed DSCP on a full packet (not delivered: NACKed)"
 	"ACKs for PSNs never sent"

@@ -210,8 +210,9 @@ sids = [str(ipaddress.ip_address(a)) for a in sys.argv[4:6]]
 groups = {}
 for p in pkts:
     # The capture holds what host 1 sent to spine 2 (its source address
-    # is the one its route to the SID chose).
-    if p.get("dport") != 4797:
+    # is the one its route to the SID chose). DATA only: a PROBE of a
+    # path that was retired carries the path's SRH but entropy of its own.
+    if p.get("dport") != 4797 or (p.get("mrc") or {}).get("type") != 1:
         continue
     segs = [str(ipaddress.ip_address(s))
             for s in (p.get("srh") or {}).get("segments", [])]
