@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# MRC for Linux. See README for the two commands that matter:
+# MRC for Linux. See README.md for the two commands that matter:
 #   make demo    boot a guest and show MRC at work
 #   make check   build everything and run the whole test suite on every
 #                supported kernel
@@ -22,7 +22,8 @@ endif
 # out-of-tree build writes its objects next to its sources.
 MODULE_SRCS := Kbuild $(shell find net include uapi -name '*.[ch]' -o -name Kbuild)
 
-.PHONY: all modules module-one deps check demo bench selftests tools examples checkpatch fuzz \
+.PHONY: all modules module-one deps check check-debug demo bench selftests tools examples \
+	checkpatch fuzz \
 	install clean print-tc-libdir dkms-install dkms-uninstall
 
 VERSION := $(shell cat $(TOP)/VERSION)
@@ -149,6 +150,13 @@ bench:
 
 checkpatch:
 	@$(TESTING)/checkpatch
+
+# make check-debug: the suite on a debug 6.12 kernel (KASAN, kmemleak,
+# lockdep, UBSAN) built here once; see tools/testing/check-debug.
+check-debug:
+	@$(TESTING)/setup-deps debug
+	@$(MAKE) --no-print-directory all KVER=
+	@$(TESTING)/check-debug
 
 # make fuzz [FUZZ_SECS=60]: the libFuzzer targets of tools/testing/fuzz/,
 # built from the module's own parse.c and choose.c, each for FUZZ_SECS;
