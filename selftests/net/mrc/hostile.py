@@ -283,6 +283,7 @@ class Attack:
                                      bytes(100)),
                                 tclass=self.a.trim_dscp << 2)],
                   {"InTrimmed": 1, "OutNacks": 1})
+        self.guess_ids(10)
         u = self.to_h1
         self.case("ACKs for PSNs never sent", "h1",
                   [u.make(ack(h1, h2, nxt + 10 + i)) for i in range(5)],
@@ -293,6 +294,55 @@ class Attack:
         self.case("NACKs for unsent PSNs", "h1",
                   [u.make(nack(h1, h2, nxt + 5 + i)) for i in range(5)],
                   {"DropNack": 5})
+
+    def guess_ids(self, secs):
+        """For secs seconds, DATA, ACKs and RSTs with guessed ids: a random
+        receiver id, or the right one (an attacker that saw the handshake
+        knows it) with a random sender id. None may get in: every one is
+        dropped as DropNoConn or DropBadCid, and the idle connection
+        neither takes data, an ACK or a reset, nor delivers anything."""
+        h2, h1, t = self.h2_cid, self.h1_cid, self.to_h2
+        before = counters(self.a.h2_ns)
+        no_conn = bad_cid = 0
+        end = time.time() + secs
+        while time.time() < end:
+            frames = []
+            for _ in range(20):
+                guess = random.getrandbits(32) | 1
+                right = random.random() < 0.5
+                dcid, scid = (h2, guess) if right else (guess, h1)
+                kind = random.randrange(3)
+                if kind == 0:
+                    pl = data(dcid, scid, random.getrandbits(32), 0, 0, 100,
+                              bytes(100))
+                elif kind == 1:
+                    pl = ack(dcid, scid, random.getrandbits(32))
+                else:
+                    pl = rst(dcid, scid)
+                frames.append(t.make(pl))
+                if right:
+                    bad_cid += 1
+                else:
+                    no_conn += 1
+            sendp(frames, iface="h2")
+        want = {"DropNoConn": no_conn, "DropBadCid": bad_cid}
+        quiet = ("InData", "InAcks", "InRsts", "MsgsDelivered")
+        deadline = time.time() + self.a.timeout
+        while True:
+            after = counters(self.a.h2_ns)
+            delta = {k: after.get(k, 0) - before.get(k, 0)
+                     for k in set(after) | set(before)
+                     if after.get(k, 0) != before.get(k, 0)}
+            ok = (all(delta.get(k, 0) >= n for k, n in want.items()) and
+                  not any(delta.get(k, 0) for k in quiet))
+            if ok or time.time() > deadline:
+                break
+            time.sleep(0.2)
+        self.results.write(json.dumps({
+            "case": "%d s of DATA, ACKs and RSTs with guessed ids" % secs,
+            "ok": ok, "sent": no_conn + bad_cid, "want": want,
+            "quiet": quiet, "delta": delta}) + "\n")
+        self.results.flush()
 
     def learn_data_idle(self):
         """At idle the receiver's next PSN is the sender's next PSN; a

@@ -48,6 +48,7 @@ IDLE_CASES=(
 	"PSNs long before the cumulative point"
 	"message lengths, offsets and numbers outside the message"
 	"a trimmed DSCP on a full packet (not delivered: NACKed)"
+	"10 s of DATA, ACKs and RSTs with guessed ids"
 	"ACKs for PSNs never sent"
 	"SACK bitmaps that cover unsent PSNs"
 	"NACKs for unsent PSNs"

@@ -7,7 +7,8 @@
    carry, nested ones too, has the spec's type and range, output-only
    attributes are rejected, and there is nothing the spec does not name.
 2. The kernel's operations (CTRL_CMD_GETFAMILY) are the spec's: the same
-   commands, each with do and dump as the spec has them, and admin-perm.
+   commands, each with do and dump as the spec has them, and admin-perm
+   or uns-admin-perm.
 3. Garbage attributes in path-add from a raw client are rejected and
    change nothing.
 4. Garbage congestion-control settings in cc-set are rejected with the
@@ -36,6 +37,7 @@ CTRL_ATTR_OPS = 6
 CTRL_ATTR_POLICY = 8
 CTRL_ATTR_OP_ID, CTRL_ATTR_OP_FLAGS = 1, 2
 GENL_ADMIN_PERM, GENL_CMD_CAP_DO, GENL_CMD_CAP_DUMP = 0x1, 0x2, 0x4
+GENL_UNS_ADMIN_PERM = 0x10
 NLM_F_REQUEST, NLM_F_ACK, NLM_F_DUMP = 1, 4, 0x300
 NLM_F_CAPPED, NLM_F_ACK_TLVS = 0x100, 0x200
 NLMSG_ERROR, NLMSG_DONE = 2, 3
@@ -250,7 +252,8 @@ def spec_ops(spec):
 
 
 def compare_ops(spec, kops, problems):
-    """The kernel's commands, their do and dump, and admin-perm."""
+    """The kernel's commands, their do and dump, admin-perm and
+    uns-admin-perm."""
     want = {}
     for name, (value, op) in spec_ops(spec).items():
         if "do" not in op and "dump" not in op:
@@ -258,8 +261,11 @@ def compare_ops(spec, kops, problems):
         flags = GENL_CMD_CAP_DO if "do" in op else 0
         flags |= GENL_CMD_CAP_DUMP if "dump" in op else 0
         flags |= GENL_ADMIN_PERM if "admin-perm" in op.get("flags", []) else 0
+        flags |= (GENL_UNS_ADMIN_PERM if "uns-admin-perm" in op.get("flags", [])
+                  else 0)
         want[value] = (name, flags)
-    mask = GENL_ADMIN_PERM | GENL_CMD_CAP_DO | GENL_CMD_CAP_DUMP
+    mask = (GENL_ADMIN_PERM | GENL_UNS_ADMIN_PERM | GENL_CMD_CAP_DO |
+            GENL_CMD_CAP_DUMP)
     for cmd in sorted(set(want) | set(kops)):
         if cmd not in kops:
             problems.append(f"{want[cmd][0]} ({cmd}): in the spec, not in the kernel")
