@@ -33,9 +33,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit "$KSFT_FAIL"' INT TERM
 
-gone() {
-	! kill -0 "$1" 2>/dev/null
-}
 
 test_rpc() {
 	local spid rc n=300
@@ -102,10 +99,10 @@ test_filexfer() {
 	wait_for 60 retired_since "$n" || { kill "$mpid"; cat "$tmp/monitor"; return 1; }
 	echo "path 2 retired, $(part_size) bytes received; healing it"
 	fab_link_shape 1 2 up "$LINK_RATE" || return 1
-	wait_for 300 gone "$spid"
+	wait_for 300 fab_gone "$spid"
 	wait "$spid"
 	src=$?
-	wait_for 30 gone "$rpid" || kill "$rpid"
+	wait_for 30 fab_gone "$rpid" || kill "$rpid"
 	wait "$rpid"
 	rrc=$?
 	kill "$mpid"

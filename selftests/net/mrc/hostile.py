@@ -34,6 +34,7 @@ import subprocess
 import sys
 import time
 
+import trim_tool
 from scapy.all import (Ether, IPv6, IPv6ExtHdrSegmentRouting, Raw, UDP,
                        conf, sendp, sniff)
 
@@ -107,12 +108,8 @@ def counters(ns):
 
 
 def csum(data):
-    if len(data) % 2:
-        data += b"\0"
-    s = sum(struct.unpack("!%dH" % (len(data) // 2), data))
-    while s >> 16:
-        s = (s & 0xffff) + (s >> 16)
-    return ~s & 0xffff or 0xffff
+    """The UDP checksum field for data (pseudo-header included)."""
+    return ~trim_tool.csum(data) & 0xffff or 0xffff
 
 
 class Link:

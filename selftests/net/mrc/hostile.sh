@@ -62,9 +62,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit "$KSFT_FAIL"' INT TERM
 
-gone() {
-	! kill -0 "$1" 2>/dev/null
-}
 
 flowing() {
 	fab_exec_host 1 "$FAB_MRC" -j conn show 2>/dev/null | python3 -c 'import json, sys
@@ -110,10 +107,10 @@ run_all() {
 	wait_for 600 test -e "$tmp/hold.done" || return 1
 	attack idle || echo "hostile.py failed in the idle phase" >> "$tmp/attack.log"
 	touch "$tmp/hold"
-	wait_for 120 gone "$cpid"
+	wait_for 120 fab_gone "$cpid"
 	wait "$cpid"
 	echo $? > "$tmp/client.rc"
-	wait_for 60 gone "$spid"
+	wait_for 60 fab_gone "$spid"
 	wait "$spid"
 	echo $? > "$tmp/server.rc"
 	kill "$lpid"
