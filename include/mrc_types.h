@@ -23,6 +23,7 @@
 #include <linux/list.h>
 #include <linux/mrc.h>
 #include <linux/mutex.h>
+#include <linux/percpu_counter.h>
 #include <linux/rhashtable-types.h>
 #include <linux/sizes.h>
 #include <linux/skbuff.h>
@@ -49,6 +50,11 @@
 
 /* Before any packet arrives, assume half of an skb's truesize is payload. */
 #define MRC_RCV_SCALE_INIT	512
+
+/* Doublings of the RTO (and of the hold of a packet refused for want of
+ * memory) in a row, at most.
+ */
+#define MRC_BACKOFF_MAX		20
 
 /* The reordering window grows to at most this many quarters of srtt. */
 #define MRC_REO_MULT_MAX	16
@@ -222,6 +228,8 @@ struct mrc_cc_params {
  *	the one switches may trim
  * @trim_dscp: sysctl net.mrc.trim_dscp: DSCP of a DATA packet a switch
  *	trimmed
+ * @mem: bytes (true size) of the buffers MRC sockets of the namespace hold
+ * @mem_max: sysctl net.mrc.mem_max: the limit on @mem
  * @sysctl: the namespace's sysctl table
  */
 /**
@@ -259,6 +267,8 @@ struct mrc_net {
 	unsigned int outage_timeout_ms;
 	unsigned int data_dscp;
 	unsigned int trim_dscp;
+	struct percpu_counter mem;
+	unsigned long mem_max;
 	struct ctl_table_header *sysctl;
 };
 
@@ -349,6 +359,8 @@ struct mrc_cpath {
  * @salt: random per connection: spreads connections' entropy
  * @nr: entries in @p
  * @is_auto: no set matched: @nr entropy-only paths over the routing table
+ * @cached: allocated from the module's cache of arrays of its default
+ *	size, not by kvzalloc()
  * @min_active: the set's floor of good paths
  * @srh_room: bytes of SRH the connection's packet size leaves room for
  * @rr: next entry for round robin
@@ -364,6 +376,7 @@ struct mrc_cpaths {
 	u32 salt;
 	u16 nr;
 	bool is_auto;
+	bool cached;
 	u32 min_active;
 	u32 srh_room;
 	u16 rr;
@@ -401,7 +414,8 @@ struct mrc_tx_cb {
 	u8 lost:1,
 	   via_rto:1,
 	   ack_req:1,
-	   trimmed:1;
+	   trimmed:1,
+	   nobuf:1;
 };
 
 #define MRC_TX_CB(skb)	((struct mrc_tx_cb *)(skb)->cb)
@@ -510,7 +524,10 @@ struct mrc_stats {
  * @snd_una: oldest PSN not yet acknowledged
  * @snd_nxt: next PSN to send
  * @snd_msn: next message sequence number to assign
- * @txq: sent packets not yet delivered, indexed by PSN % MRC_WND
+ * @txq: sent packets not yet delivered, indexed by PSN % MRC_WND: an
+ *	array of MRC_WND, which sendmsg() allocates and which is freed when
+ *	nothing is in flight or queued (NULL then), so that an idle
+ *	connection does not keep it
  * @outstanding: packets in @txq
  * @lost: packets in @txq marked lost
  * @inflight_bytes: payload bytes in @txq
@@ -594,7 +611,7 @@ struct mrc_sock {
 	u32 snd_una;
 	u32 snd_nxt;
 	u32 snd_msn;
-	struct sk_buff *txq[MRC_WND];
+	struct sk_buff **txq;
 	u32 outstanding;
 	u32 lost;
 	u32 inflight_bytes;

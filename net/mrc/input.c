@@ -12,6 +12,7 @@
 
 #include "conn.h"
 #include "input.h"
+#include "mem.h"
 #include "mpath.h"
 #include "output.h"
 #include "params.h"
@@ -282,8 +283,14 @@ static void mrc_rcv_data(struct sock *sk, struct sk_buff *skb)
 	if (!hol && mrc_rmem_charged(sk) + skb->truesize >
 		    READ_ONCE(sk->sk_rcvbuf)) {
 		MRC_INC(net, DROP_RCVBUF);
-		mrc_rmsg_put_empty(rmsg);
-		goto drop_ack;
+		goto drop_nobuf;
+	}
+	/* The same exception for the namespace's limit: every connection
+	 * can always take the message it needs to make progress.
+	 */
+	if (!hol && mrc_mem_exceeds(sk, skb->truesize)) {
+		MRC_INC(net, DROP_MEM_LIMIT);
+		goto drop_nobuf;
 	}
 	__skb_pull(skb, sizeof(*d));
 	if (!mrc_rmsg_insert(rmsg, skb, off, plen)) {
@@ -292,7 +299,7 @@ static void mrc_rcv_data(struct sock *sk, struct sk_buff *skb)
 		goto drop;
 	}
 	skb_dst_drop(skb);
-	skb_set_owner_r(skb, sk);
+	mrc_mem_set_owner_r(skb, sk);
 	msk->rcv_scale = (msk->rcv_scale * 7 +
 			  div_u64((u64)plen << 10, skb->truesize)) / 8;
 	rmsg->got += plen;
@@ -316,6 +323,12 @@ static void mrc_rcv_data(struct sock *sk, struct sk_buff *skb)
 		mrc_arm_ack_timer(sk);
 	return;
 
+drop_nobuf:
+	/* Not lost in the network: say so before the ACK, whose smaller
+	 * window tells the sender to slow down, shows the hole.
+	 */
+	mrc_rmsg_put_empty(rmsg);
+	mrc_send_nack(sk, psn, ntohs(d->h.ev), MRC_NACK_NO_BUFFER);
 drop_ack:
 	mrc_send_ack(sk, 0);
 drop:
@@ -328,8 +341,7 @@ drop:
 static u32 mrc_tx_delivered(struct sock *sk, u32 psn, u32 now, int marked)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
-	struct sk_buff **slot = &msk->txq[psn % MRC_WND];
-	struct sk_buff *skb = *slot;
+	struct sk_buff *skb = mrc_txq_get(msk, psn);
 	struct mrc_tx_cb *cb;
 
 	if (!skb || MRC_TX_CB(skb)->psn != psn)
@@ -345,7 +357,7 @@ static u32 mrc_tx_delivered(struct sock *sk, u32 psn, u32 now, int marked)
 		msk->lost--;
 	msk->outstanding--;
 	msk->inflight_bytes -= cb->len;
-	*slot = NULL;
+	msk->txq[psn % MRC_WND] = NULL;
 	kfree_skb(skb);
 	return 1;
 }
@@ -449,6 +461,7 @@ static void mrc_rcv_ack(struct sock *sk, struct sk_buff *skb)
 			sk_stop_timer(sk, &msk->rtx_timer);
 	}
 	mrc_push(sk);
+	mrc_txq_release(sk);
 	mrc_conn_maybe_done(sk);
 }
 
@@ -465,7 +478,7 @@ static void mrc_rcv_nack(struct sock *sk, struct sk_buff *skb)
 		MRC_INC(sock_net(sk), DROP_NACK);
 		return;
 	}
-	pkt = msk->txq[psn % MRC_WND];
+	pkt = mrc_txq_get(msk, psn);
 	if (!pkt) {
 		/* Selectively acknowledged since. */
 		MRC_INC(sock_net(sk), DROP_NACK);
@@ -474,31 +487,42 @@ static void mrc_rcv_nack(struct sock *sk, struct sk_buff *skb)
 	cb = MRC_TX_CB(pkt);
 	if (cb->lost || cb->trimmed)
 		return;		/* already waiting to be sent again */
+	/* About an earlier transmission, on another path: the latest is
+	 * still on its way. And a reason we do not know says nothing.
+	 */
+	if (ntohs(n->ev) != mrc_cps(msk)->p[cb->pidx].id ||
+	    (n->reason != MRC_NACK_TRIMMED && n->reason != MRC_NACK_NO_BUFFER)) {
+		MRC_INC(sock_net(sk), DROP_NACK);
+		return;
+	}
+	/* Either way the packet is not in the network, and it is held, not
+	 * lost: sent again once its hold is over (mrc_detect_losses()), and
+	 * the path stays good.
+	 */
+	cb->trimmed = 1;
 	if (n->reason == MRC_NACK_TRIMMED) {
-		/* About an earlier transmission, on another path: the latest
-		 * is still on its way.
-		 */
-		if (ntohs(n->ev) != mrc_cps(msk)->p[cb->pidx].id) {
-			MRC_INC(sock_net(sk), DROP_NACK);
-			return;
-		}
-		cb->trimmed = 1;
 		mrc_cp_on_trimmed(sk, cb);
 		mrc_cc_on_trim(sk);
-		/* The peer is there and the path works: a connection whose
-		 * every packet is being trimmed is congested, not timing out.
-		 */
-		msk->retries = 0;
-		msk->backoff = 0;
-		mrc_arm_rto(sk);
 		MRC_INC(sock_net(sk), TRIM_RETRANS);
 		msk->stats.trim_retrans++;
-		/* Sent again when the window has turned over (or now). */
-		mrc_detect_losses(sk);
+		msk->backoff = 0;
 	} else {
-		mrc_mark_lost(sk, cb);
-		mrc_cc_on_loss(sk, cb->pidx);
+		/* No receive memory is the peer's flow control, which its
+		 * window carries, not congestion: no cut. While it lasts the
+		 * hold backs off, as zero-window probes do.
+		 */
+		cb->nobuf = 1;
+		if (msk->backoff < MRC_BACKOFF_MAX)
+			msk->backoff++;
 	}
+	/* The peer is there and the path works: a connection whose every
+	 * packet is trimmed or refused is congested or held back, not
+	 * timing out.
+	 */
+	msk->retries = 0;
+	mrc_arm_rto(sk);
+	/* Sent again when the window has turned over (or now). */
+	mrc_detect_losses(sk);
 	mrc_push(sk);
 }
 

@@ -10,6 +10,7 @@
 #include <linux/net.h>
 
 #include "mrc_wire.h"
+#include "mpath.h"
 #include "netlink.h"
 #include "params.h"
 #include "pernet.h"
@@ -98,9 +99,12 @@ static int __init mrc_init(void)
 		return -EINVAL;
 	}
 
-	err = mrc_pernet_init();
+	err = mrc_mpath_init();
 	if (err)
 		return err;
+	err = mrc_pernet_init();
+	if (err)
+		goto err_mpath;
 	err = mrc_netlink_init();
 	if (err)
 		goto err_pernet;
@@ -116,6 +120,9 @@ err_netlink:
 	mrc_netlink_exit();
 err_pernet:
 	mrc_pernet_exit();
+	rcu_barrier();
+err_mpath:
+	mrc_mpath_exit();
 	return err;
 }
 
@@ -130,6 +137,7 @@ static void __exit mrc_exit(void)
 	 */
 	rcu_barrier();
 	rcu_barrier();
+	mrc_mpath_exit();
 }
 
 module_init(mrc_init);

@@ -70,6 +70,7 @@ static const char * const mrc_mib_names[] = {
 	[MRC_MIB_DROP_PSN_WINDOW] = "DropPsnWindow",
 	[MRC_MIB_DROP_BAD_MSG] = "DropBadMsg",
 	[MRC_MIB_DROP_RCVBUF] = "DropRcvbuf",
+	[MRC_MIB_DROP_MEM_LIMIT] = "DropMemLimit",
 	[MRC_MIB_DROP_BACKLOG] = "DropBacklog",
 	[MRC_MIB_DROP_LISTEN_OVERFLOW] = "DropListenOverflow",
 	[MRC_MIB_DROP_NO_LISTENER] = "DropNoListener",
@@ -84,6 +85,7 @@ static const char * const mrc_mib_names[] = {
 	[MRC_MIB_TX_NO_ROUTE] = "TxNoRoute",
 	[MRC_MIB_TX_ERRORS] = "TxErrors",
 	[MRC_MIB_TX_NO_PATH] = "TxNoPath",
+	[MRC_MIB_SEND_MEM_LIMIT] = "SendMemLimit",
 };
 
 static_assert(ARRAY_SIZE(mrc_mib_names) == MRC_MIB_MAX);

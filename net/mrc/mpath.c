@@ -34,6 +34,58 @@ static void mrc_cp_entropy(struct mrc_cpath *cp, u32 salt)
 	cp->flowlabel = htonl(((salt >> 14) + cp->id) & 0xfffff);
 }
 
+/* Entries of the path arrays that come from mrc_cpaths_cache: the default
+ * auto_paths. kmalloc() would round the 2.6 KB of 16 entries up to 4 KB,
+ * in every connection of an automatic set.
+ */
+#define MRC_CPATHS_CACHED	16
+
+static struct kmem_cache *mrc_cpaths_cache;
+
+static struct mrc_cpaths *mrc_cp_alloc(u32 nr, gfp_t gfp)
+{
+	size_t size = struct_size_t(struct mrc_cpaths, p, nr);
+	struct mrc_cpaths *cps;
+
+	if (nr <= MRC_CPATHS_CACHED && size > SZ_2K) {
+		cps = kmem_cache_zalloc(mrc_cpaths_cache, gfp);
+		if (cps)
+			cps->cached = true;
+		return cps;
+	}
+	return kvzalloc(size, gfp);
+}
+
+static void mrc_cp_free(struct mrc_cpaths *cps)
+{
+	if (cps->cached)
+		kmem_cache_free(mrc_cpaths_cache, cps);
+	else
+		kvfree(cps);
+}
+
+/**
+ * mrc_mpath_init() - create the cache of connections' path arrays
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int mrc_mpath_init(void)
+{
+	mrc_cpaths_cache = kmem_cache_create("mrc_cpaths",
+					     struct_size_t(struct mrc_cpaths, p,
+							   MRC_CPATHS_CACHED),
+					     0, 0, NULL);
+	return mrc_cpaths_cache ? 0 : -ENOMEM;
+}
+
+/**
+ * mrc_mpath_exit() - destroy that cache, once RCU callbacks have run
+ */
+void mrc_mpath_exit(void)
+{
+	kmem_cache_destroy(mrc_cpaths_cache);
+}
+
 static u32 mrc_cp_srh_len(const struct mrc_path *p)
 {
 	return p && p->opt ? p->opt->opt_nflen : 0;
@@ -60,7 +112,7 @@ static struct mrc_cpaths *mrc_cp_build(struct net *net,
 		nr = set ? set->nr_paths : mrc_cp_auto_nr();
 		rcu_read_unlock();
 
-		cps = kvzalloc(struct_size(cps, p, nr), gfp);
+		cps = mrc_cp_alloc(nr, gfp);
 		if (!cps)
 			return NULL;
 		rcu_read_lock();
@@ -68,7 +120,7 @@ static struct mrc_cpaths *mrc_cp_build(struct net *net,
 		if ((set ? set->nr_paths : mrc_cp_auto_nr()) == nr)
 			break;
 		rcu_read_unlock();
-		kvfree(cps);
+		mrc_cp_free(cps);
 		cps = NULL;
 	}
 	if (!cps)
@@ -114,7 +166,7 @@ static struct mrc_cpaths *mrc_cp_build(struct net *net,
 
 static void mrc_cp_free_rcu(struct rcu_head *head)
 {
-	kvfree(container_of(head, struct mrc_cpaths, rcu));
+	mrc_cp_free(container_of(head, struct mrc_cpaths, rcu));
 }
 
 static void mrc_cp_release(struct mrc_cpaths *cps)
@@ -217,7 +269,7 @@ void mrc_cp_refresh(struct sock *sk)
 	for (i = 0; i < cps->nr; i++)
 		cps->p[i].inflight = 0;
 	for (psn = msk->snd_una; mrc_before(psn, msk->snd_nxt); psn++) {
-		struct sk_buff *skb = msk->txq[psn % MRC_WND];
+		struct sk_buff *skb = mrc_txq_get(msk, psn);
 		struct mrc_tx_cb *cb;
 		int j;
 
@@ -449,7 +501,7 @@ void mrc_cp_retire(struct sock *sk, const struct mrc_tx_cb *cb)
 	cp->undo_tsval = cb->xmit_us;
 	cp->undo_retired_us = mrc_now_us();
 	for (psn = msk->snd_una; mrc_before(psn, msk->snd_nxt); psn++) {
-		struct sk_buff *skb = msk->txq[psn % MRC_WND];
+		struct sk_buff *skb = mrc_txq_get(msk, psn);
 
 		if (skb && MRC_TX_CB(skb)->pidx == i && !MRC_TX_CB(skb)->lost) {
 			mrc_mark_lost(sk, MRC_TX_CB(skb));
@@ -462,7 +514,7 @@ void mrc_cp_retire(struct sock *sk, const struct mrc_tx_cb *cb)
 static bool mrc_ack_covers(struct mrc_sock *msk, u32 psn, u32 cum,
 			   const unsigned long *sack)
 {
-	struct sk_buff *skb = msk->txq[psn % MRC_WND];
+	struct sk_buff *skb = mrc_txq_get(msk, psn);
 	u32 k = psn - cum - 1;
 
 	if (!skb || MRC_TX_CB(skb)->psn != psn || mrc_before(psn, msk->snd_una))

@@ -26,6 +26,8 @@ static inline int mrc_cp_choose_ctrl(struct sock *sk, int ev)
 	return mrc_cp_pick_ctrl(mrc_cps(mrc_sk(sk)), ev);
 }
 
+int mrc_mpath_init(void);
+void mrc_mpath_exit(void);
 int mrc_cp_init(struct sock *sk, gfp_t gfp);
 void mrc_cp_destroy(struct sock *sk);
 void mrc_cp_refresh(struct sock *sk);

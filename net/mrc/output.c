@@ -16,6 +16,7 @@
 
 #include "conn.h"
 #include "input.h"
+#include "mem.h"
 #include "mpath.h"
 #include "output.h"
 #include "params.h"
@@ -266,11 +267,6 @@ static void mrc_xmit_batch(struct sock *sk, struct sk_buff **pkts, u32 n,
 	mrc_output_path(sk, gso, p);
 }
 
-static struct sk_buff **mrc_txq_slot(struct mrc_sock *msk, u32 psn)
-{
-	return &msk->txq[psn % MRC_WND];
-}
-
 /* Packets in flight for the congestion window: sent, not delivered or lost. */
 static u32 mrc_inflight(const struct mrc_sock *msk)
 {
@@ -302,7 +298,7 @@ static void mrc_retransmit_lost(struct sock *sk)
 	int i;
 
 	for (psn = msk->snd_una; msk->lost && mrc_before(psn, msk->snd_nxt); psn++) {
-		struct sk_buff *skb = *mrc_txq_slot(msk, psn);
+		struct sk_buff *skb = mrc_txq_get(msk, psn);
 
 		if (!skb || !MRC_TX_CB(skb)->lost)
 			continue;
@@ -351,7 +347,7 @@ static void mrc_send_new(struct sock *sk, bool probe)
 		probe = false;
 		__skb_unlink(skb, &sk->sk_write_queue);
 		cb->psn = msk->snd_nxt++;
-		*mrc_txq_slot(msk, cb->psn) = skb;
+		msk->txq[cb->psn % MRC_WND] = skb;
 		msk->outstanding++;
 		msk->inflight_bytes += cb->len;
 		/* The last packet before the window closes or the queue runs
@@ -414,13 +410,46 @@ void mrc_tx_purge(struct sock *sk)
 	unsigned int i;
 
 	__skb_queue_purge(&sk->sk_write_queue);
-	for (i = 0; i < MRC_WND; i++) {
+	for (i = 0; msk->txq && i < MRC_WND; i++)
 		kfree_skb(msk->txq[i]);
-		msk->txq[i] = NULL;
-	}
+	kfree(msk->txq);
+	msk->txq = NULL;
 	msk->outstanding = 0;
 	msk->lost = 0;
 	msk->inflight_bytes = 0;
+}
+
+/**
+ * mrc_txq_alloc() - make sure the ring of packets in flight exists
+ * @sk: the socket, locked and owned by the caller (process context)
+ *
+ * Return: 0 or -ENOBUFS.
+ */
+int mrc_txq_alloc(struct sock *sk)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+
+	if (!msk->txq)
+		msk->txq = kcalloc(MRC_WND, sizeof(*msk->txq), sk->sk_allocation);
+	return msk->txq ? 0 : -ENOBUFS;
+}
+
+/**
+ * mrc_txq_release() - free the ring of packets in flight if it is unused
+ * @sk: the socket, locked
+ *
+ * With nothing in flight and nothing queued the ring is empty; an idle
+ * connection does not keep its 2 KB. sendmsg() makes it again.
+ */
+void mrc_txq_release(struct sock *sk)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+
+	if (msk->txq && !msk->outstanding &&
+	    skb_queue_empty(&sk->sk_write_queue)) {
+		kfree(msk->txq);
+		msk->txq = NULL;
+	}
 }
 
 /* The reordering window of a path: reo_mult quarters of its srtt (the
@@ -468,6 +497,7 @@ void mrc_mark_lost(struct sock *sk, struct mrc_tx_cb *cb)
 {
 	cb->lost = 1;
 	cb->trimmed = 0;
+	cb->nobuf = 0;
 	mrc_sk(sk)->lost++;
 	mrc_cp_on_lost(sk, cb);
 }
@@ -484,6 +514,7 @@ static void mrc_mark_trimmed(struct sock *sk, struct mrc_tx_cb *cb)
 {
 	cb->lost = 1;
 	cb->trimmed = 0;
+	cb->nobuf = 0;
 	mrc_sk(sk)->lost++;
 	mrc_cp_on_unsent(sk, cb);
 }
@@ -495,9 +526,16 @@ static void mrc_mark_trimmed(struct sock *sk, struct mrc_tx_cb *cb)
  * far faster than its window allows, and the trimmed headers alone would
  * fill the link (a trim storm).
  */
-static u32 mrc_trim_hold_us(const struct mrc_sock *msk)
+static u32 mrc_trim_hold_us(const struct mrc_sock *msk,
+			    const struct mrc_tx_cb *cb)
 {
-	return msk->srtt_us;
+	u64 hold = msk->srtt_us;
+
+	/* Refused for want of memory: longer with each refusal in a row. */
+	if (cb->nobuf)
+		hold = min_t(u64, hold << msk->backoff,
+			     (u64)mrc_rto_max_ms * USEC_PER_MSEC);
+	return hold;
 }
 
 /**
@@ -522,7 +560,7 @@ void mrc_detect_losses(struct sock *sk)
 	u32 now = mrc_now_us(), wait = U32_MAX, psn;
 
 	for (psn = msk->snd_una; mrc_before(psn, msk->snd_nxt); psn++) {
-		struct sk_buff *skb = *mrc_txq_slot(msk, psn);
+		struct sk_buff *skb = mrc_txq_get(msk, psn);
 		const struct mrc_cpath *cp;
 		struct mrc_tx_cb *cb;
 		s32 left;
@@ -534,7 +572,7 @@ void mrc_detect_losses(struct sock *sk)
 		if (cb->lost)
 			continue;
 		if (cb->trimmed) {
-			left = (s32)(cb->xmit_us + mrc_trim_hold_us(msk) - now);
+			left = (s32)(cb->xmit_us + mrc_trim_hold_us(msk, cb) - now);
 			if (left <= 0)
 				mrc_mark_trimmed(sk, cb);
 			else
@@ -597,7 +635,7 @@ static void mrc_rto_fired(struct sock *sk)
 	msk->ssthresh = max_t(u32, mrc_inflight(msk) / 2, 2);
 	base = max(msk->rto_us, msk->path_rto_us);
 	for (psn = msk->snd_una; mrc_before(psn, msk->snd_nxt); psn++) {
-		struct sk_buff *skb = *mrc_txq_slot(msk, psn);
+		struct sk_buff *skb = mrc_txq_get(msk, psn);
 		struct mrc_tx_cb *cb;
 		u32 tmo;
 
@@ -704,7 +742,7 @@ void mrc_rtx_timeout(struct sock *sk)
 		return;
 	}
 	msk->retries++;
-	if (msk->backoff < 20)
+	if (msk->backoff < MRC_BACKOFF_MAX)
 		msk->backoff++;
 
 	switch (msk->state) {
@@ -748,6 +786,9 @@ void mrc_rtx_timeout(struct sock *sk)
 u32 mrc_rcv_wnd(struct sock *sk)
 {
 	long space = READ_ONCE(sk->sk_rcvbuf) / 2 - mrc_rmem_charged(sk);
+
+	/* Nor more than half what the namespace has left (net.mrc.mem_max). */
+	space = min(space, mrc_mem_room(sk) / 2);
 
 	return space > 0 ?
 	       (u32)div_u64((u64)space * mrc_sk(sk)->rcv_scale, 1024) : 0;

@@ -22,7 +22,22 @@ struct mrc_reply {
 	u16 ev;
 };
 
+/**
+ * mrc_txq_get() - the packet in flight in the slot of a PSN
+ * @msk: the socket, locked
+ * @psn: the PSN
+ *
+ * Return: the packet, which may be of another PSN, or NULL: none, or no
+ * ring while nothing is in flight.
+ */
+static inline struct sk_buff *mrc_txq_get(const struct mrc_sock *msk, u32 psn)
+{
+	return msk->txq ? msk->txq[psn % MRC_WND] : NULL;
+}
+
 u32 mrc_route_mss(struct sock *sk, struct in6_addr *saddr);
+int mrc_txq_alloc(struct sock *sk);
+void mrc_txq_release(struct sock *sk);
 void mrc_push(struct sock *sk);
 void mrc_tx_purge(struct sock *sk);
 void mrc_detect_losses(struct sock *sk);

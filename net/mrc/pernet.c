@@ -13,6 +13,7 @@
 
 #include "cc.h"
 #include "input.h"
+#include "mem.h"
 #include "mib.h"
 #include "params.h"
 #include "mrc_compat.h"
@@ -109,6 +110,10 @@ static unsigned int mrc_outage_max = 86400000;
 
 static unsigned int mrc_dscp_max = 63;
 
+/* Bounds of net.mrc.mem_max: 64 KB to what a signed total can hold. */
+static unsigned long mrc_mem_min = SZ_64K;
+static unsigned long mrc_mem_lim = LONG_MAX;
+
 /* net.mrc.data_dscp and net.mrc.trim_dscp: 0 to 63, and never the same,
  * or every DATA packet would look trimmed. extra1 is the other one.
  */
@@ -134,7 +139,12 @@ static int mrc_sysctl_dscp(mrc_ctl_table *table, int write, void *buffer,
 	return 0;
 }
 
-enum { MRC_SYSCTL_OUTAGE, MRC_SYSCTL_DATA_DSCP, MRC_SYSCTL_TRIM_DSCP };
+enum {
+	MRC_SYSCTL_OUTAGE,
+	MRC_SYSCTL_DATA_DSCP,
+	MRC_SYSCTL_TRIM_DSCP,
+	MRC_SYSCTL_MEM_MAX,
+};
 
 static struct ctl_table mrc_sysctl_template[] = {
 	[MRC_SYSCTL_OUTAGE] = {
@@ -157,6 +167,14 @@ static struct ctl_table mrc_sysctl_template[] = {
 		.mode = 0644,
 		.proc_handler = mrc_sysctl_dscp,
 	},
+	[MRC_SYSCTL_MEM_MAX] = {
+		.procname = "mem_max",
+		.maxlen = sizeof(unsigned long),
+		.mode = 0644,
+		.proc_handler = proc_doulongvec_minmax,
+		.extra1 = &mrc_mem_min,
+		.extra2 = &mrc_mem_lim,
+	},
 	{ }
 };
 
@@ -173,6 +191,7 @@ static int mrc_sysctl_init(struct net *net, struct mrc_net *mn)
 	table[MRC_SYSCTL_DATA_DSCP].extra1 = &mn->trim_dscp;
 	table[MRC_SYSCTL_TRIM_DSCP].data = &mn->trim_dscp;
 	table[MRC_SYSCTL_TRIM_DSCP].extra1 = &mn->data_dscp;
+	table[MRC_SYSCTL_MEM_MAX].data = &mn->mem_max;
 	mn->sysctl = mrc_register_net_sysctl(net, "net/mrc", table,
 					     ARRAY_SIZE(mrc_sysctl_template) - 1);
 	if (!mn->sysctl) {
@@ -215,9 +234,12 @@ static int __net_init mrc_net_init(struct net *net)
 	err = mrc_mib_init(net);
 	if (err)
 		goto err_conns;
-	err = mrc_sysctl_init(net, mn);
+	err = mrc_mem_init_net(net, mn);
 	if (err)
 		goto err_mib;
+	err = mrc_sysctl_init(net, mn);
+	if (err)
+		goto err_mem;
 	err = mrc_udp_sock_create(net, mn);
 	if (err) {
 		pr_err("cannot bind UDP port %u: %d\n", mrc_udp_port, err);
@@ -227,6 +249,8 @@ static int __net_init mrc_net_init(struct net *net)
 
 err_sysctl:
 	mrc_sysctl_exit(mn);
+err_mem:
+	mrc_mem_exit_net(net, mn);
 err_mib:
 	mrc_mib_exit(net);
 err_conns:
@@ -245,6 +269,7 @@ static void __net_exit mrc_net_exit(struct net *net)
 	mrc_probe_exit_net(mn);
 	mrc_path_flush(net);
 	mrc_sysctl_exit(mn);
+	mrc_mem_exit_net(net, mn);
 	mrc_mib_exit(net);
 	rhashtable_destroy(&mn->conns);
 }

@@ -14,6 +14,7 @@
 #include "mrc_compat.h"
 #include "conn.h"
 #include "input.h"
+#include "mem.h"
 #include "mpath.h"
 #include "output.h"
 #include "params.h"
@@ -484,14 +485,25 @@ static int mrc_wait(struct sock *sk, long *timeo, bool (*cond)(struct sock *))
 	return err;
 }
 
+/* Room to queue a message: under SO_SNDBUF, and under net.mrc.mem_max
+ * unless nothing is queued yet, so that every socket can make progress and
+ * one that waits is woken as its own queue drains.
+ */
+static bool mrc_send_room(struct sock *sk)
+{
+	int queued = sk_wmem_alloc_get(sk);
+
+	return queued < READ_ONCE(sk->sk_sndbuf) &&
+	       (!queued || !mrc_mem_exceeds(sk, 0));
+}
+
 static bool mrc_sendable(struct sock *sk)
 {
 	u8 state = mrc_sk(sk)->state;
 
 	return READ_ONCE(sk->sk_err) || (sk->sk_shutdown & SEND_SHUTDOWN) ||
 	       (state != MRC_SYN_SENT &&
-		(state != MRC_ESTABLISHED ||
-		 sk_wmem_alloc_get(sk) < READ_ONCE(sk->sk_sndbuf)));
+		(state != MRC_ESTABLISHED || mrc_send_room(sk)));
 }
 
 static int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
@@ -522,15 +534,21 @@ static int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 		err = -ENOTCONN;
 		if (msk->state != MRC_ESTABLISHED && msk->state != MRC_SYN_SENT)
 			goto out;
-		if (msk->state == MRC_ESTABLISHED &&
-		    sk_wmem_alloc_get(sk) < READ_ONCE(sk->sk_sndbuf))
-			break;
+		if (msk->state == MRC_ESTABLISHED) {
+			if (mrc_send_room(sk))
+				break;
+			if (sk_wmem_alloc_get(sk) < READ_ONCE(sk->sk_sndbuf))
+				MRC_INC(sock_net(sk), SEND_MEM_LIMIT);
+		}
 		set_bit(SOCK_NOSPACE, &sock->flags);
 		err = mrc_wait(sk, &timeo, mrc_sendable);
 		if (err)
 			goto out;
 	}
 
+	err = mrc_txq_alloc(sk);
+	if (err)
+		goto out;
 	/* The whole message is queued at once: at most one message over
 	 * SO_SNDBUF, and never half a message.
 	 */
@@ -545,7 +563,7 @@ static int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 		err = memcpy_from_msg(skb_put(skb, plen), msg, plen);
 		if (err)
 			goto out;
-		skb_set_owner_w(skb, sk);
+		mrc_mem_set_owner_w(skb, sk);
 		__skb_header_release(skb);
 		memset(MRC_TX_CB(skb), 0, sizeof(struct mrc_tx_cb));
 		MRC_TX_CB(skb)->msn = msk->snd_msn;
@@ -670,7 +688,7 @@ static __poll_t mrc_poll(struct file *file, struct socket *sock,
 	if (!skb_queue_empty_lockless(&sk->sk_receive_queue))
 		mask |= EPOLLIN | EPOLLRDNORM;
 	if (state == MRC_ESTABLISHED && !(shutdown & SEND_SHUTDOWN)) {
-		if (sk_wmem_alloc_get(sk) < READ_ONCE(sk->sk_sndbuf))
+		if (mrc_send_room(sk))
 			mask |= EPOLLOUT | EPOLLWRNORM;
 		else
 			set_bit(SOCK_NOSPACE, &sock->flags);

@@ -25,7 +25,8 @@ static void usage(FILE *f, bool full)
 		"       mrcperf -c ADDR [-p PORT] [-l SIZE] [-n COUNT | -t SECONDS] [-P N]\n"
 		"               [--pingpong] [--verify] [-j] [--tcp | --mptcp] [--timeout S]\n"
 		"               [--seed N] [--hold FILE] [--start FILE]\n"
-		"Both:  [--family N] (default $MRC_FAMILY, else %d)   Server: [--ready FILE]\n",
+		"Both:  [--family N] (default $MRC_FAMILY, else %d)\n"
+		"Server: [--ready FILE] [--stall FILE]\n",
 		AF_MRC);
 	if (!full) {
 		fprintf(f, "Try mrcperf --help.\n");
@@ -52,6 +53,7 @@ static void usage(FILE *f, bool full)
 		"      --seed N          content seed (default 1)\n"
 		"      --family N        address family number of AF_MRC\n"
 		"      --ready FILE      server: create FILE once listening\n"
+		"      --stall FILE      server: read no data until FILE exists\n"
 		"      --hold FILE       client: once all is sent and acknowledged, create\n"
 		"                        FILE.done and keep the connections open until\n"
 		"                        FILE exists\n"
@@ -150,6 +152,7 @@ enum {
 	OPT_MPTCP,
 	OPT_HOLD,
 	OPT_START,
+	OPT_STALL,
 	OPT_NR,
 };
 
@@ -174,6 +177,7 @@ static const struct option long_opts[] = {
 	{ "mptcp", no_argument, NULL, OPT_MPTCP },
 	{ "hold", required_argument, NULL, OPT_HOLD },
 	{ "start", required_argument, NULL, OPT_START },
+	{ "stall", required_argument, NULL, OPT_STALL },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -188,7 +192,7 @@ static const struct {
 	{ 'l', "-l", true }, { 'n', "-n", true }, { 't', "-t", true }, { 'P', "-P", true },
 	{ OPT_PINGPONG, "--pingpong", true }, { OPT_VERIFY, "--verify", true },
 	{ OPT_SEED, "--seed", true }, { OPT_HOLD, "--hold", true },
-	{ OPT_START, "--start", true },
+	{ OPT_START, "--start", true }, { OPT_STALL, "--stall", false },
 };
 
 static void check_sides(const struct mrcperf_opts *o, const bool *seen)
@@ -298,6 +302,9 @@ static void parse_opts(struct mrcperf_opts *o, int argc, char **argv)
 			break;
 		case OPT_START:
 			o->start = optarg;
+			break;
+		case OPT_STALL:
+			o->stall = optarg;
 			break;
 		case 'h':
 			usage(stdout, true);

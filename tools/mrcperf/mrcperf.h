@@ -76,6 +76,8 @@ enum mrcperf_mode {
  *	this file exists; it creates @hold.done when they are all done
  * @start: --start, the client creates @start.ready-PID once its connections
  *	are open, and sends nothing until @start exists
+ * @stall: --stall, the server reads no data on a connection until this
+ *	file exists, so that receive buffers fill
  */
 struct mrcperf_opts {
 	bool server;
@@ -97,6 +99,7 @@ struct mrcperf_opts {
 	const char *ready;
 	const char *hold;
 	const char *start;
+	const char *stall;
 };
 
 /**

@@ -199,6 +199,15 @@ static void send_error(struct mconn *mc, const char *text)
 	msg_send(mc, msg, strlen(msg));
 }
 
+/* --stall: read nothing until @file exists (or @timeout seconds pass). */
+static void stall_wait(const char *file, double timeout)
+{
+	u64 deadline = now_ns() + (u64)(timeout * 1e9);
+
+	while (access(file, F_OK) && now_ns() < deadline)
+		usleep(1000);
+}
+
 /* Receive (and echo) until end of file, then send the report. */
 static void serve(struct server_conn *sc, const struct mrcperf_ctrl *c, struct conn_result *r)
 {
@@ -212,6 +221,8 @@ static void serve(struct server_conn *sc, const struct mrcperf_ctrl *c, struct c
 
 	verifier_init(&v, &ct);
 	r->start_ns = now_ns();
+	if (srv.o->stall)
+		stall_wait(srv.o->stall, srv.o->timeout);
 	buf = malloc(c->size);
 	if (!buf) {
 		conn_fail(r, "out of memory for %u-byte messages", c->size);
