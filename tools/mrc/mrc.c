@@ -57,6 +57,7 @@ void usage(FILE *f, int status)
 		"       mrc monitor\n"
 		"       mrc help\n"
 		"       mrc OBJECT help\n"
+		"       mrc [OPTIONS] -b FILE\n"
 		"where  OBJECT := { path | pathset | probe | conn | cc | stats | monitor }\n"
 		"       PREFIX := IPv6 ADDR[/LEN]; without /LEN it is ADDR/128\n"
 		"       ID := the path's id (its EV), 0 to 65535\n"
@@ -72,6 +73,8 @@ void usage(FILE *f, int status)
 		"                      and its counters; conn show: more counters, and\n"
 		"                      a line per path (JSON always has it all)\n"
 		"  -n, --netns NETNS   work in the network namespace %s/NETNS\n"
+		"  -b, --batch FILE    run the commands of FILE (- for standard input),\n"
+		"                      one a line, until the first that fails\n"
 		"  -h, --help          this text\n"
 		"\n"
 		"Exit status: 0 done, 1 bad command line, 2 the kernel refused or failed.\n",
@@ -209,6 +212,7 @@ static const struct option long_opts[] = {
 	{ "pretty", no_argument, NULL, 'p' },
 	{ "stats", no_argument, NULL, 's' },
 	{ "netns", required_argument, NULL, 'n' },
+	{ "batch", required_argument, NULL, 'b' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -219,7 +223,7 @@ static void parse_opts(int argc, char **argv)
 	int opt;
 
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+:jpsn:h", long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:jpsn:b:h", long_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'j':
 			opts.json = true;
@@ -232,6 +236,9 @@ static void parse_opts(int argc, char **argv)
 			break;
 		case 'n':
 			opts.netns = optarg;
+			break;
+		case 'b':
+			opts.batch = optarg;
 			break;
 		case 'h':
 			usage(stdout, 0);
@@ -258,28 +265,102 @@ static const struct {
 	{ "cc", do_cc },
 };
 
-int main(int argc, char **argv)
+static size_t find_object(const char *name)
 {
 	size_t i;
 
+	for (i = 0; i < ARRAY_SIZE(objects); i++)
+		if (!strcmp(name, objects[i].name))
+			return i;
+	usage_error("unknown object \"%s\"", name);
+}
+
+/* OBJECT and what follows it: one command. */
+static int run_command(int argc, char **argv)
+{
+	return objects[find_object(argv[0])].run(argc - 1, argv + 1);
+}
+
+/*
+ * mrc -b FILE: each line a command, as it would follow "mrc [OPTIONS]" on
+ * a command line, over one netlink socket. Words are separated by blanks;
+ * empty lines and lines whose first word starts with '#' are skipped. The
+ * first error ends the run, with "FILE:LINE" in its message in place of
+ * the program's name, so the lines before it have been applied and the
+ * lines after it have not. help would end the run and monitor never ends,
+ * so both are refused.
+ */
+static int run_batch(const char *file)
+{
+	static char name[PATH_MAX + 32];
+	size_t cap = 0, nwords = 0, len = 0, i;
+	char **words = NULL, *line = NULL, *w, *save;
+	unsigned long lineno = 0;
+	FILE *f;
+
+	f = strcmp(file, "-") ? fopen(file, "r") : stdin;
+	if (!f)
+		usage_error("cannot open \"%s\": %s", file, strerror(errno));
+	while (getline(&line, &len, f) >= 0) {
+		lineno++;
+		snprintf(name, sizeof(name), "mrc: %s:%lu", file, lineno);
+		program_invocation_short_name = name;
+		nwords = 0;
+		for (w = strtok_r(line, " \t\r\n", &save); w;
+		     w = strtok_r(NULL, " \t\r\n", &save)) {
+			if (nwords + 1 >= cap) {
+				cap = cap ? 2 * cap : 16;
+				words = realloc(words, cap * sizeof(*words));
+				if (!words)
+					nl_fail("out of memory");
+			}
+			words[nwords++] = w;
+		}
+		if (!nwords || words[0][0] == '#')
+			continue;
+		words[nwords] = NULL;
+		for (i = 0; i < nwords; i++)
+			if (is_help(words[i]))
+				usage_error("help is not for a batch");
+		if (!strcmp(words[0], "monitor"))
+			usage_error("monitor is not for a batch: it does not end");
+		run_command(nwords, words);
+		/* The next command's errors must not come before this output. */
+		fflush(stdout);
+	}
+	if (ferror(f))
+		usage_error("cannot read \"%s\": %s", file, strerror(errno));
+	program_invocation_short_name = "mrc";
+	free(words);
+	free(line);
+	if (f != stdin)
+		fclose(f);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
 	/* Whatever the binary is called, its messages begin "mrc: ". */
 	program_invocation_short_name = "mrc";
 	parse_opts(argc, argv);
 	argc -= optind;
 	argv += optind;
+	if (opts.batch) {
+		if (argc)
+			usage_error("unknown argument \"%s\" after -b FILE", argv[0]);
+		if (opts.netns)
+			netns_switch(opts.netns);
+		return run_batch(opts.batch);
+	}
 	if (!argc)
 		usage(stderr, EXIT_USAGE);
 	if (is_help(argv[0]))
 		usage(stdout, 0);
-	for (i = 0; i < ARRAY_SIZE(objects); i++)
-		if (!strcmp(argv[0], objects[i].name))
-			break;
-	if (i == ARRAY_SIZE(objects))
-		usage_error("unknown object \"%s\"", argv[0]);
 	/* mrc OBJECT help needs no namespace. */
+	find_object(argv[0]);
 	if (argc > 1 && is_help(argv[1]))
 		usage(stdout, 0);
 	if (opts.netns)
 		netns_switch(opts.netns);
-	return objects[i].run(argc - 1, argv + 1);
+	return run_command(argc, argv);
 }

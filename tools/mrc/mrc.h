@@ -51,12 +51,14 @@ typedef __u64 u64;
  * @pretty: -p, indent the JSON
  * @stats: -s, print more detail
  * @netns: -n, name of the network namespace to work in, or NULL
+ * @batch: -b, the file of commands to run, "-" for standard input, or NULL
  */
 struct mrc_opts {
 	bool json;
 	bool pretty;
 	bool stats;
 	const char *netns;
+	const char *batch;
 };
 
 extern struct mrc_opts opts;

@@ -446,6 +446,7 @@ static int path_show(int argc, char **argv)
 	struct nlmsghdr *nlh;
 	struct path_req r;
 
+	memset(&show, 0, sizeof(show));
 	if (argc) {
 		parse_req(argc, argv, 0, 0, &r);
 		nlh = set_request(MRC_CMD_PATH_GET, &r, 0);
@@ -563,6 +564,7 @@ int do_probe(int argc, char **argv)
 		mnl_attr_put(nlh, MRC_A_DADDR, sizeof(r.dst), &r.dst);
 	if (r.seen & ARG_TIMEOUT)
 		mnl_attr_put_u32(nlh, MRC_A_TIMEOUT_MS, r.timeout);
+	probe_reply.seen = false;
 	nl_talk_named(nlh, probe_cb, probe_attr_name);
 	if (!probe_reply.seen)
 		nl_fail("malformed reply from the kernel (no probe result)");

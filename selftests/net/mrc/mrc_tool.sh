@@ -7,6 +7,9 @@
 # congestion-control settings, the counters of paths and connections, and
 # probes of a path to a host that answers and to one that does not.
 
+# Test functions run through run_test, which shellcheck cannot follow.
+# shellcheck disable=SC2317
+# shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "$0")"/lib.sh
 
 MRC=$MRC_TOP/build/tools/mrc
@@ -211,9 +214,9 @@ test_limits() {
 
 	m path flush
 	for i in $(seq 256); do
-		m path add 2001:db8:b::/64 id "$i" segs fc00::1,fc00::2,fc00::3,fc00::4,fc00::5,fc00::6,fc00::7,fc00::8 ||
-			return 1
-	done
+		echo "path add 2001:db8:b::/64 id $i segs fc00::1,fc00::2,fc00::3,fc00::4,fc00::5,fc00::6,fc00::7,fc00::8"
+	done > "$tmp/batch"
+	m -b "$tmp/batch" || return 1
 	json_check '[len(s["paths"]) for s in d] == [256]' || return 1
 	# The set alone: one reply of about 100 KiB, more than the tool's
 	# first receive buffer.
@@ -222,10 +225,70 @@ test_limits() {
 	bad "257th path" "too many paths" path add 2001:db8:b::/64 id 300 || return 1
 	m path flush
 	for i in $(seq 0 1023); do
-		m path add "2001:db8:c:$(printf %x "$i")::/64" || return 1
-	done
+		echo "path add 2001:db8:c:$(printf %x "$i")::/64"
+	done > "$tmp/batch"
+	m -b "$tmp/batch" || return 1
 	json_check 'len(d) == 1024' || return 1
 	bad "1025th set" "too many path sets" path add 2001:db8:d::/64 || return 1
+	m path flush
+}
+
+# batch_fails RC MSG: mrc -b $tmp/batch exits with RC and says MSG.
+batch_fails() {
+	local rc
+
+	m -b "$tmp/batch" > "$tmp/out" 2>&1
+	rc=$?
+	if [ "$rc" -ne "$1" ] || ! grep -q -- "$2" "$tmp/out"; then
+		echo "mrc -b: exit $rc, not $1, or no \"$2\" in: $(cat "$tmp/out")"
+		return 1
+	fi
+	head -n 1 "$tmp/out"
+}
+
+# mrc -b: one command a line until the first that fails, which is named by
+# file and line; comments, blank lines, standard input, output of every
+# command, and help and monitor refused.
+test_batch() {
+	m path flush
+	cat > "$tmp/batch" <<-EOF
+	# two sets, then a mistake on line 5: help would be one
+
+	path add 2001:db8:e::/64 id 3 segs fc00::1
+	  pathset set 2001:db8:e::/64 min-active 1
+	path add 2001:db8:e::/64 id 3
+	path add 2001:db8:f::/64
+	EOF
+	# The kernel refuses line 5 (id 3 is taken): lines 3 and 4 are
+	# applied, line 6 is not.
+	batch_fails 2 "^mrc: $tmp/batch:5: " || return 1
+	json_check '[(s["prefix"], [p["id"] for p in s["paths"]]) for s in d] == [("2001:db8:e::/64", [3])]' ||
+		return 1
+	# From standard input, without line 5; a show in a batch prints what
+	# a show of its own does.
+	m path flush
+	grep -v "id 3$" "$tmp/batch" | sed '$a path show' | m -j -b - > "$tmp/out" 2>&1 ||
+		{ echo "a batch from standard input failed: $(cat "$tmp/out")"; return 1; }
+	m -j path show > "$tmp/show"
+	# The same, but for the age of each path's state.
+	python3 -c 'import json, sys
+def strip(f):
+    d = json.load(open(f))
+    for s in d:
+        for p in s["paths"]:
+            p.pop("changed_ms")
+    return d
+sys.exit(strip(sys.argv[1]) != strip(sys.argv[2]))' "$tmp/out" "$tmp/show" ||
+		{ echo "path show in a batch differs:"; cat "$tmp/out" "$tmp/show"; return 1; }
+	json_check 'len(d) == 2' || return 1
+	echo "path bogus" > "$tmp/batch"
+	batch_fails 1 "^mrc: $tmp/batch:1: path: unknown command" || return 1
+	echo "path show help" > "$tmp/batch"
+	batch_fails 1 "help is not for a batch" || return 1
+	echo "monitor" > "$tmp/batch"
+	batch_fails 1 "monitor is not for a batch" || return 1
+	rm "$tmp/batch"
+	batch_fails 1 "cannot open" || return 1
 	m path flush
 }
 
@@ -532,6 +595,7 @@ run_test "unprivileged users read but cannot change" test_unprivileged
 run_test "monitor shows state changes" test_monitor
 run_test "monitor shows connections opening and closing" test_monitor_conns
 run_test "256 paths in a set, 1024 sets" test_limits
+run_test "-b runs a batch of commands until the first that fails" test_batch
 run_test "conn show lists both ends of a connection" test_conn_show
 run_test "cc show gives the defaults" test_cc_show
 run_test "cc set round trip" test_cc_set
