@@ -194,12 +194,14 @@ fab_namespaces() {
 
 # fab_ns_defaults NS [spine]: the sysctls of namespace NS, set before its
 # devices exist so that they inherit them (seg6_enabled, accept_dad,
-# keep_addr_on_down; forwarding on a spine); lo existed before, so it is
-# set on its own. nsenter, unlike ip netns exec, mounts no /sys for this.
+# keep_addr_on_down; forwarding on a spine); the devices that existed
+# before (lo, and the fallback tunnels, sit0 and the like, of a kernel
+# with those built in) are set one by one. nsenter, unlike ip netns exec,
+# mounts no /sys for this.
 fab_ns_defaults() {
 	local ns=$1 c settings=()
 
-	for c in all default lo; do
+	for c in $(nsenter --net="/run/netns/$ns" ls /proc/sys/net/ipv6/conf); do
 		settings+=("net.ipv6.conf.$c.seg6_enabled=1"
 			"net.ipv6.conf.$c.accept_dad=0"
 			"net.ipv6.conf.$c.keep_addr_on_down=1"

@@ -86,7 +86,8 @@ start() {
 	fab_exec_host 2 "$MRCPERF" -s -1 -p "$port" --timeout "$(slow_limit 120)" \
 		--ready "$tmp/ready" > "$tmp/server.log" 2>&1 &
 	SERVER_PID=$!
-	wait_ready "$SERVER_PID" "$tmp/ready" || return 1
+	wait_ready "$SERVER_PID" "$tmp/ready" ||
+		{ sed 's/^/server: /' "$tmp/server.log"; return 1; }
 	fab_exec_host 1 "$MRCPERF" -c "$H2_ADDR" -p "$port" -l 64K -n "$COUNT" \
 		--verify --seed "$SEED" --timeout "$(slow_limit 120)" \
 		> "$tmp/client.log" 2>&1 &
@@ -128,7 +129,7 @@ stop_monitor() {
 
 # seen_event ID FROM TO REASON: the monitor printed that change of path ID.
 seen_event() {
-	grep -q "id $1 $2 -> $3 ($4)" "$tmp/monitor"
+	grep -aq "id $1 $2 -> $3 ($4)" "$tmp/monitor"
 }
 
 # check_cycle ID: path ID went assumed-bad for a loss and came back good by
@@ -136,7 +137,7 @@ seen_event() {
 check_cycle() {
 	wait_for 60 state_is "$1" good || return 1
 	stop_monitor
-	grep "id $1 " "$tmp/monitor" | head -n 4 | sed 's/^/monitor: /'
+	grep -a "id $1 " "$tmp/monitor" | head -n 4 | sed 's/^/monitor: /'
 	seen_event "$1" good assumed-bad loss ||
 		{ echo "no loss event for path $1"; return 1; }
 	seen_event "$1" assumed-bad good probe ||
@@ -210,7 +211,7 @@ test_flap() {
 	done
 	finish || rc=1
 	check_cycle 1 || rc=1
-	echo "path 1 changed state $(grep -c "id 1 " "$tmp/monitor") times"
+	echo "path 1 changed state $(grep -ac "id 1 " "$tmp/monitor") times"
 	stop_monitor
 	return "$rc"
 }
@@ -235,9 +236,16 @@ print([p for s in sets for p in s["paths"] if p["id"] == 2][0]["stats"]["losses"
 }
 
 test_all_down() {
-	local k rc=0
+	local k rc=0 h
 
 	reset_paths || return 1
+	# The outage is meant to last 2 s, well inside the 10 s outage
+	# timeout; on a slow machine taking the links down and up again
+	# takes longer, so the timeout grows with the test's time limits.
+	for h in 1 2; do
+		fab_exec_host "$h" sysctl -q -w \
+			net.mrc.outage_timeout_ms=$(($(slow_limit 10) * 1000)) || return 1
+	done
 	start || { echo "the transfer did not start"; return 1; }
 	for k in $(seq 1 "$K"); do
 		fab_link_state 1 "$k" down
@@ -251,7 +259,7 @@ test_all_down() {
 		wait_for 60 state_is "$k" good || rc=1
 	done
 	stop_monitor
-	grep -c "(loss)" "$tmp/monitor" | sed 's/^/loss events: /'
+	grep -ac "(loss)" "$tmp/monitor" | sed 's/^/loss events: /'
 	echo "outages: $(fab_exec_host 1 awk '$1 == "Outages" { print $2 }' /proc/net/mrc_stat)"
 	return "$rc"
 }
@@ -267,7 +275,7 @@ test_operator() {
 	finish || rc=1
 	stop_monitor
 	# From good, or from assumed-bad if a loss came first.
-	grep -qE "id 2 [a-z-]+ -> denied \(operator\)" "$tmp/monitor" ||
+	grep -aqE "id 2 [a-z-]+ -> denied \(operator\)" "$tmp/monitor" ||
 		{ echo "no operator event for path 2"; rc=1; }
 	moved=$(fab_exec_host 1 awk '$1 == "PathMoved" { print $2 }' /proc/net/mrc_stat)
 	echo "PathMoved $moved0 -> $moved"

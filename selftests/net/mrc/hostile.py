@@ -5,6 +5,7 @@
 hostile.py --phase active|idle --results FILE --template FILE
            --h1-ns NS --h2-ns NS --h2-addr ADDR
            --listen-port PORT --trim-dscp DSCP [--timeout S]
+           [--ready FILE]
 
 Runs in the namespace of the spine between host 1 (the sender of a live
 transfer) and host 2 (its receiver), whose links are the interfaces h1
@@ -18,7 +19,9 @@ risen as the case expects. One JSON line per case goes to FILE: its
 name, whether it held, and the counter deltas. The active phase saves
 what it learnt in the --template FILE for the idle phase.
 
-Phase active runs while data flows: cases that need no PSN. Phase idle
+Phase active runs while data flows: cases that need no PSN. It creates
+the --ready FILE once it captures, and the transfer starts only then.
+Phase idle
 runs once the sender has sent everything and had it acknowledged (and
 holds the connection open), so that the receiver's next PSN is known
 exactly: cases about windows and unsent PSNs.
@@ -161,9 +164,11 @@ class Attack:
         self.results = open(a.results, "a")
         self.ns = {"h1": a.h1_ns, "h2": a.h2_ns}
 
-    def learn(self, iface, dst, typ):
-        """The newest frame of type typ going out of iface to dst."""
+    def learn(self, iface, dst, typ, started=None):
+        """The next frame of type typ going out of iface to dst; started
+        is called once the capture is open."""
         got = sniff(iface=iface, count=1, timeout=self.a.timeout,
+                    started_callback=started,
                     lfilter=lambda p: IPv6 in p and p[IPv6].dst == dst and
                     (mrc_of(p) or (None,))[0] == typ)
         if not got:
@@ -172,7 +177,10 @@ class Attack:
         return got[0]
 
     def learn_data(self):
-        f = self.learn("h2", self.a.h2_addr, DATA)
+        # The transfer starts when --ready's file exists, so that no
+        # interpreter, however slow to start, misses it.
+        f = self.learn("h2", self.a.h2_addr, DATA,
+                       lambda: open(self.a.ready, "w").close())
         _, dcid, scid, raw = mrc_of(f)
         psn, msn = struct.unpack_from("!II", raw, HDR.size)
         self.to_h2 = Link(f)
@@ -388,10 +396,14 @@ def main():
     ap.add_argument("--listen-port", type=int, required=True)
     ap.add_argument("--trim-dscp", type=int, required=True)
     ap.add_argument("--timeout", type=float, default=30)
+    ap.add_argument("--ready", help="active phase: the file to create once "
+                    "the capture that learns the connection is open")
     a = ap.parse_args()
     random.seed(os.getpid())
     at = Attack(a)
     if a.phase == "active":
+        if not a.ready:
+            ap.error("the active phase needs --ready")
         at.active()
         at.save_template()
     else:

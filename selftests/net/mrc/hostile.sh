@@ -62,27 +62,24 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit "$KSFT_FAIL"' INT TERM
 
-
-flowing() {
-	fab_exec_host 1 "$FAB_MRC" -j conn show 2>/dev/null | python3 -c 'import json, sys
-sys.exit(0 if any(c.get("bytes_acked", 0) > 1000000 for c in json.load(sys.stdin)) else 1)'
-}
-
-# attack PHASE: hostile.py's cases of that phase, from the spine.
+# attack PHASE [ARGS...]: hostile.py's cases of that phase, from the spine.
 attack() {
+	local phase=$1
+
+	shift
 	fab_exec_spine 1 timeout "$(slow_limit 600)" python3 "$MRC_SELFTEST_DIR"/hostile.py \
-		--phase "$1" --results "$tmp/results" --template "$tmp/template" \
+		--phase "$phase" --results "$tmp/results" --template "$tmp/template" \
 		--h1-ns "$(fab_ns_host 1)" --h2-ns "$(fab_ns_host 2)" \
 		--h2-addr "$(fab_host_addr 2)" \
 		--listen-port "$LISTEN_PORT" \
 		--trim-dscp "$(fab_exec_host 2 sysctl -n net.mrc.trim_dscp)" \
-		--timeout "$(slow_limit 30)" >> "$tmp/attack.log" 2>&1
+		--timeout "$(slow_limit 30)" "$@" >> "$tmp/attack.log" 2>&1
 }
 
 # run_all: the transfer and both phases of the attack; what each part
 # did is in $tmp for the cases below.
 run_all() {
-	local h lpid spid cpid
+	local h lpid spid cpid apid
 
 	mrc_slab_objects > "$tmp/slab-before"
 	fab_up 2 1 > "$tmp/setup.log" || return 1
@@ -98,12 +95,17 @@ run_all() {
 		--ready "$tmp/ready" > "$tmp/server.log" 2>&1 &
 	spid=$!
 	wait_ready "$spid" "$tmp/ready" || return 1
+	# The active phase learns the connection from its first DATA packet:
+	# the transfer starts once hostile.py captures.
+	attack active --ready "$tmp/sniffing" &
+	apid=$!
+	wait_ready "$apid" "$tmp/sniffing" ||
+		{ echo "hostile.py did not start capturing"; cat "$tmp/attack.log"; return 1; }
 	fab_exec_host 1 "$MRCPERF" -c "$(fab_host_addr 2)" -p "$PORT" -l 64K -n 1000 \
 		--verify --hold "$tmp/hold" --timeout "$(slow_limit 300)" \
 		> "$tmp/client.log" 2>&1 &
 	cpid=$!
-	wait_for 60 flowing || return 1
-	attack active || echo "hostile.py failed in the active phase" >> "$tmp/attack.log"
+	wait "$apid" || echo "hostile.py failed in the active phase" >> "$tmp/attack.log"
 	wait_for 600 test -e "$tmp/hold.done" || return 1
 	attack idle || echo "hostile.py failed in the idle phase" >> "$tmp/attack.log"
 	touch "$tmp/hold"

@@ -40,15 +40,18 @@ ktap_result() {
 # cases whose name does not match it are skipped: for running one case
 # while debugging.
 run_test() {
-	local name=$1 rc
+	local name=$1 rc start
 
 	shift
 	if [ -n "${MRC_ONLY:-}" ] && ! [[ $name =~ $MRC_ONLY ]]; then
 		ktap_result skip "$name"
 		return
 	fi
+	start=$SECONDS
 	"$@" 2>&1 | sed 's/^/# /'
 	rc=${PIPESTATUS[0]}
+	# Where a test's time goes: its slower cases say.
+	[ $((SECONDS - start)) -lt 5 ] || echo "# (took $((SECONDS - start)) s)"
 	if [ "$rc" -eq 0 ]; then
 		ktap_result pass "$name"
 	elif [ "$rc" -eq "$KSFT_SKIP" ]; then
@@ -68,11 +71,15 @@ ktap_end() {
 	exit $KSFT_PASS
 }
 
-# Seconds to allow for something that normally takes a fraction of one.
+# Seconds to allow for something that normally takes a fraction of one:
+# 4 times as long on a slow machine (KSFT_MACHINE_SLOW), or
+# MRC_SLOW_FACTOR times (a debug kernel under TCG: make check-debug).
 slow_limit() {
 	local s=$1
 
-	if [ -n "${KSFT_MACHINE_SLOW:-}" ] && [ "$KSFT_MACHINE_SLOW" != no ]; then
+	if [ -n "${MRC_SLOW_FACTOR:-}" ]; then
+		s=$((s * MRC_SLOW_FACTOR))
+	elif [ -n "${KSFT_MACHINE_SLOW:-}" ] && [ "$KSFT_MACHINE_SLOW" != no ]; then
 		s=$((s * 4))
 	fi
 	echo "$s"

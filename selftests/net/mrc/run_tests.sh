@@ -32,9 +32,11 @@ for t in "${tests[@]}"; do
 	name=$(basename "$t")
 	out=$(mktemp)
 	echo "# selftests: net/mrc: $name"
+	start=$SECONDS
 	timeout -k 10 "$per_test_limit" "$t" > "$out" 2>&1
 	rc=$?
 	sed 's/^/# /' "$out"
+	echo "# $name took $((SECONDS - start)) s"
 	totals=$(sed -nE 's/^# Totals: pass:([0-9]+) fail:([0-9]+) .* skip:([0-9]+) .*/\1 \2 \3/p' "$out" | tail -n 1)
 	rm -f "$out"
 	if [ -n "$totals" ]; then

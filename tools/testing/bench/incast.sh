@@ -23,7 +23,9 @@
 # every byte arrived. Reported per case: p50 and p99 over all senders of
 # all repetitions, against the ideal N x 1 MB / RATE; OUT.json also says
 # whether the goal holds (mrc-trim p99 <= 1.3 x ideal, and ahead of both
-# others).
+# others), and, per case and N, what the bottleneck sent (bytes, packets,
+# and bytes per payload byte, headers and retransmissions included: the
+# floor of p99 / ideal) and for mrc-trim how many packets it trimmed.
 
 set -u
 out=$1
@@ -116,27 +118,44 @@ print(sys.argv[2], d["seconds"], "rtos", i.get("rtos"), "retrans",
 	done
 }
 
-rm -f "$dir"/incast-*.dat
+rm -f "$dir"/incast-*.dat "$dir"/incast-qdisc-*.txt
 for case in $cases; do
-	if [ "$case" = mrc-trim ]; then
-		queue trim || exit 1
-	else
-		queue droptail || exit 1
-	fi
 	for n in ${SENDERS:-4 8 16}; do
+		# A new queue for each N: its counters are that N's alone.
+		if [ "$case" = mrc-trim ]; then
+			queue trim || exit 1
+		else
+			queue droptail || exit 1
+		fi
 		echo "== $case, $n senders"
 		for r in $(seq "$reps"); do
 			run "$case" "$n" "$r" || echo "$case $n run $r failed"
 		done
+		fab_exec_spine 1 tc -s qdisc show dev "h$RX" > "$dir/incast-qdisc-$case-$n.txt"
 	done
-	fab_exec_spine 1 tc -s qdisc show dev "h$RX" > "$dir/incast-qdisc-$case.txt"
 done
 
-python3 - "$dir" "$rate" "$out" "$paths" "$trim_size" <<'EOF'
-import json, os, sys
+python3 - "$dir" "$rate" "$out" "$paths" "$trim_size" "$reps" <<'EOF'
+import json, os, re, sys
 d, rate, out, paths = sys.argv[1], float(sys.argv[2]), sys.argv[3], sys.argv[4]
-trim_size = int(sys.argv[5])
+trim_size, reps = int(sys.argv[5]), int(sys.argv[6])
 size = 1 << 20
+
+def wire(case, n):
+    """What the bottleneck sent (the tbf, first in tc's list) and trimmed."""
+    try:
+        text = open(os.path.join(d, "incast-qdisc-%s-%d.txt" % (case, n))).read()
+    except OSError:
+        return {}
+    r = {}
+    m = re.search(r"Sent (\d+) bytes (\d+) pkt", text)
+    if m:
+        r["wire_bytes"], r["wire_pkts"] = int(m.group(1)), int(m.group(2))
+        r["wire_over_payload"] = round(r["wire_bytes"] / (n * reps * size), 3)
+    m = re.search(r"trimmed (\d+)", text)
+    if m:
+        r["trimmed"] = int(m.group(1))
+    return r
 
 def pct(v, p):
     v = sorted(v)
@@ -155,6 +174,7 @@ for case in ("mrc-trim", "mrc-droptail", "tcp"):
         if ok:
             r.update(p50_ms=round(pct(ok, 50), 1), p99_ms=round(pct(ok, 99), 1),
                      p99_over_ideal=round(pct(ok, 99) / ideal, 3))
+        r.update(wire(case, n))
         res["cases"].setdefault(case, {})[str(n)] = r
 goals = {}
 for n in ("4", "8", "16"):
@@ -166,11 +186,14 @@ for n in ("4", "8", "16"):
 res["goals"] = goals
 json.dump(res, open(out, "w"), indent=2)
 print(json.dumps(res, indent=2))
-print("| senders | ideal ms | MRC-trim p50/p99 | MRC-droptail p50/p99 | TCP p50/p99 |")
-print("|---|---|---|---|---|")
+print("| senders | ideal ms | MRC-trim p50/p99 | MRC-droptail p50/p99 | TCP p50/p99 |"
+      " bottleneck bytes / payload byte (trim, droptail, TCP) |")
+print("|---|---|---|---|---|---|")
 for n in ("4", "8", "16"):
     c = res["cases"]
     f = lambda r: "%s / %s" % (r.get("p50_ms"), r.get("p99_ms"))
-    print("| %s | %s | %s | %s | %s |" % (n, c["mrc-trim"][n]["ideal_ms"],
-          f(c["mrc-trim"][n]), f(c["mrc-droptail"][n]), f(c["tcp"][n])))
+    print("| %s | %s | %s | %s | %s | %s |" % (n, c["mrc-trim"][n]["ideal_ms"],
+          f(c["mrc-trim"][n]), f(c["mrc-droptail"][n]), f(c["tcp"][n]),
+          ", ".join(str(c[k][n].get("wire_over_payload"))
+                    for k in ("mrc-trim", "mrc-droptail", "tcp"))))
 EOF

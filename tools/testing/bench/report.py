@@ -214,16 +214,19 @@ plot DATA using 1:2 with lines dt 2 lc rgb 'gray' title 'capacity', \\
         md += ["## Incast completion (1 MB from each of N senders)", "",
                "Bottleneck %s Mbit/s; MRC paths: %s. p50 / p99 in ms." % (
                    ic.get("rate_mbps"), ic.get("mrc_paths", "srv6")), "",
-               "| N | ideal | MRC-trim | MRC-droptail | TCP | p99 / ideal |",
-               "|---|---|---|---|---|---|"]
+               "| N | ideal | MRC-trim | MRC-droptail | TCP | p99 / ideal | "
+               "bottleneck B / payload B (trim, droptail, TCP) |",
+               "|---|---|---|---|---|---|---|"]
         rows = []
         for n in ("4", "8", "16"):
             c = ic["cases"]
             t = c.get("mrc-trim", {}).get(n, {})
             f2 = lambda r: "%s / %s" % (fmt(r.get("p50_ms")), fmt(r.get("p99_ms")))
-            md.append("| %s | %s | %s | %s | %s | %s |" % (
+            md.append("| %s | %s | %s | %s | %s | %s | %s |" % (
                 n, t.get("ideal_ms"), f2(t), f2(c.get("mrc-droptail", {}).get(n, {})),
-                f2(c.get("tcp", {}).get(n, {})), fmt(t.get("p99_over_ideal"), 3)))
+                f2(c.get("tcp", {}).get(n, {})), fmt(t.get("p99_over_ideal"), 3),
+                ", ".join(fmt(c.get(k, {}).get(n, {}).get("wire_over_payload"), 3)
+                          for k in ("mrc-trim", "mrc-droptail", "tcp"))))
             rows.append("%s %s %s %s" % (n, *(
                 (c.get(k, {}).get(n, {}).get("p99_ms") or 0) /
                 (t.get("ideal_ms") or 1) for k in ("mrc-trim", "mrc-droptail", "tcp"))))
