@@ -85,6 +85,21 @@ slow_limit() {
 	echo "$s"
 }
 
+# slow_count N: how many times to repeat something, or how much data to
+# move: N, but a quarter of it (at least 1) on a debug kernel
+# (MRC_SLOW_FACTOR, make check-debug), which runs ten times slower and is
+# there for its checkers (KASAN, kmemleak, lockdep) to see every code path
+# at least once, not for the volume.
+slow_count() {
+	local n=$1
+
+	if [ -n "${MRC_SLOW_FACTOR:-}" ]; then
+		n=$((n / 4))
+		[ "$n" -ge 1 ] || n=1
+	fi
+	echo "$n"
+}
+
 # wait_for SECONDS COMMAND...: poll until COMMAND succeeds; fail after the
 # (slow-machine scaled) limit. Used for asynchronous kernel work such as
 # namespace teardown, never to measure time.

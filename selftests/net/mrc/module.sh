@@ -7,6 +7,9 @@
 
 source "$(dirname "$0")"/lib.sh
 
+# 100 and 200; a quarter of that on a debug kernel (slow_count).
+CYCLES=$(slow_count 100)
+NAMESPACES=$(slow_count 200)
 tmp=$(mktemp -d)
 holders=()
 cleanup() {
@@ -83,7 +86,7 @@ test_load_unload_cycles() {
 	local i
 
 	unload
-	for i in $(seq 100); do
+	for i in $(seq "$CYCLES"); do
 		insmod "$MRC_KO" || { echo "insmod $i failed"; return 1; }
 		"$MRC_BIN"/mrc_hold -n 3 -x || { echo "sockets in cycle $i"; return 1; }
 		# Sockets are freed after an RCU grace period.
@@ -96,7 +99,7 @@ test_load_unload_cycles() {
 }
 
 test_netns_teardown() {
-	local i ns n=200 per=4 objs
+	local i ns n=$NAMESPACES per=4 objs
 
 	load || return 1
 	for i in $(seq $n); do
@@ -130,6 +133,6 @@ test_netns_teardown() {
 ktap_begin 4
 run_test "rmmod refused while sockets are open" test_rmmod_refused_while_open
 run_test "family module parameter" test_family_parameter
-run_test "100 load/unload cycles leave no objects" test_load_unload_cycles
-run_test "200 namespaces with sockets torn down" test_netns_teardown
+run_test "$CYCLES load/unload cycles leave no objects" test_load_unload_cycles
+run_test "$NAMESPACES namespaces with sockets torn down" test_netns_teardown
 ktap_end
