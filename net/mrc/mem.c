@@ -166,7 +166,11 @@ int mrc_mem_init_net(struct net *net, struct mrc_net *mn)
  */
 void mrc_mem_exit_net(struct net *net, struct mrc_net *mn)
 {
+	s64 left;
+
 	remove_proc_entry("mrc_sockstat", net->proc_net);
-	WARN_ON_ONCE(percpu_counter_sum(&mn->mem));
+	left = percpu_counter_sum(&mn->mem);
+	WARN_ONCE(left, "mrc: %lld bytes still charged at namespace exit\n",
+		  left);
 	percpu_counter_destroy(&mn->mem);
 }

@@ -265,8 +265,11 @@ static void __net_exit mrc_net_exit(struct net *net)
 	/* Every MRC socket, orphans included, holds its namespace. */
 	WARN_ON_ONCE(mn->nr_bound);
 	WARN_ON_ONCE(atomic_read(&mn->conns.nelems));
-	udp_tunnel_sock_release(mn->udp_sock);
+	/* The probe timer sends from the UDP socket: stop it first. With
+	 * no path left to probe, a reply arriving meanwhile re-arms nothing.
+	 */
 	mrc_probe_exit_net(mn);
+	udp_tunnel_sock_release(mn->udp_sock);
 	mrc_path_flush(net);
 	mrc_sysctl_exit(mn);
 	mrc_mem_exit_net(net, mn);
