@@ -971,12 +971,20 @@ struct sock *mrc_child_create(struct sock *lsk, const struct in6_addr *laddr,
 	cmsk->rcid = ntohl(syn->h.scid);
 	cmsk->rcv_nxt = ntohl(syn->isn);
 	cmsk->peer_rwnd = ntohl(syn->rwnd);
+	/* Nobody else can see the child yet, but its paths are the socket
+	 * lock's to guard (mrc_cps()), and lockdep checks that they are: hold
+	 * it while they are built and used, as sk_clone_lock() does. Not
+	 * beyond: the listener's accept_lock is taken before a child's lock.
+	 */
+	bh_lock_sock_nested(child);
 	if (mrc_cp_init(child, GFP_ATOMIC)) {
+		bh_unlock_sock(child);
 		MRC_INC(net, DROP_NOMEM);
 		sock_put(child);
 		return NULL;
 	}
 	cmsk->mss = min_t(u32, mrc_route_mss(child, &saddr), ntohs(syn->mss));
+	bh_unlock_sock(child);
 	cmsk->saddr = saddr;
 	cmsk->snd_isn = get_random_u32();
 	cmsk->snd_una = cmsk->snd_isn;
