@@ -975,16 +975,21 @@ struct sock *mrc_child_create(struct sock *lsk, const struct in6_addr *laddr,
 	 * lock's to guard (mrc_cps()), and lockdep checks that they are: hold
 	 * it while they are built and used, as sk_clone_lock() does. Not
 	 * beyond: the listener's accept_lock is taken before a child's lock.
+	 * A SYN from the listener's backlog comes in process context, with
+	 * softirqs on: keep them off while the lock is held.
 	 */
+	local_bh_disable();
 	bh_lock_sock_nested(child);
 	if (mrc_cp_init(child, GFP_ATOMIC)) {
 		bh_unlock_sock(child);
+		local_bh_enable();
 		MRC_INC(net, DROP_NOMEM);
 		sock_put(child);
 		return NULL;
 	}
 	cmsk->mss = min_t(u32, mrc_route_mss(child, &saddr), ntohs(syn->mss));
 	bh_unlock_sock(child);
+	local_bh_enable();
 	cmsk->saddr = saddr;
 	cmsk->snd_isn = get_random_u32();
 	cmsk->snd_una = cmsk->snd_isn;
