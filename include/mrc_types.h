@@ -440,11 +440,14 @@ struct mrc_rx_cb {
  * @msn: message sequence number
  * @len: total length
  * @got: payload bytes present
- * @mem: truesize of @frags
+ * @mem: truesize of @frags and @head
+ * @head: for a message of more than one packet, the empty skb it is
+ *	delivered in, @frags chained on its frag_list; NULL for one packet
  */
 struct mrc_rmsg {
 	struct list_head node;
 	struct sk_buff_head frags;
+	struct sk_buff *head;
 	u32 msn;
 	u32 len;
 	u32 got;

@@ -59,16 +59,24 @@ void mrc_rx_purge(struct sock *sk)
 	list_for_each_entry_safe(rmsg, tmp, &msk->rmsgs, node) {
 		list_del(&rmsg->node);
 		__skb_queue_purge(&rmsg->frags);
+		kfree_skb(rmsg->head);
 		kfree(rmsg);
 	}
 }
 
-/* Whole message: chain its payloads after the first on the frag_list. */
+/* Whole message in one skb. A message of one packet is that packet. A
+ * longer one is chained on the frag_list of the empty skb allocated with
+ * it: its packets may be clones of the sender's (over a veth, say), whose
+ * shared info must stay untouched, so none of them can be the head.
+ */
 static struct sk_buff *mrc_rmsg_to_skb(struct mrc_rmsg *rmsg)
 {
-	struct sk_buff *head = __skb_dequeue(&rmsg->frags);
+	struct sk_buff *head = rmsg->head;
 	struct sk_buff *frag, *prev = NULL;
 
+	if (!head)
+		return __skb_dequeue(&rmsg->frags);
+	rmsg->head = NULL;
 	while ((frag = __skb_dequeue(&rmsg->frags))) {
 		if (prev)
 			prev->next = frag;
@@ -119,8 +127,13 @@ static void mrc_deliver(struct sock *sk)
 	mrc_check_rcv_shutdown(sk);
 }
 
-static struct mrc_rmsg *mrc_rmsg_get(struct mrc_sock *msk, u32 msn, u32 len)
+/* The message @msn of @len bytes, found or created for a packet of @plen
+ * payload bytes.
+ */
+static struct mrc_rmsg *mrc_rmsg_get(struct sock *sk, u32 msn, u32 len,
+				     u32 plen)
 {
+	struct mrc_sock *msk = mrc_sk(sk);
 	struct mrc_rmsg *rmsg, *pos;
 
 	list_for_each_entry_reverse(pos, &msk->rmsgs, node) {
@@ -132,11 +145,22 @@ static struct mrc_rmsg *mrc_rmsg_get(struct mrc_sock *msk, u32 msn, u32 len)
 	rmsg = kmalloc(sizeof(*rmsg), GFP_ATOMIC);
 	if (!rmsg)
 		return ERR_PTR(-ENOMEM);
+	rmsg->head = NULL;
+	rmsg->mem = 0;
+	if (plen < len) {
+		/* More packets to come: the skb they are delivered in. */
+		rmsg->head = alloc_skb(0, GFP_ATOMIC);
+		if (!rmsg->head) {
+			kfree(rmsg);
+			return ERR_PTR(-ENOMEM);
+		}
+		mrc_mem_set_owner_r(rmsg->head, sk);
+		rmsg->mem = rmsg->head->truesize;
+	}
 	__skb_queue_head_init(&rmsg->frags);
 	rmsg->msn = msn;
 	rmsg->len = len;
 	rmsg->got = 0;
-	rmsg->mem = 0;
 	/* After @pos, which is the last message before @msn (or the head). */
 	list_add(&rmsg->node, &pos->node);
 	return rmsg;
@@ -146,6 +170,7 @@ static void mrc_rmsg_put_empty(struct mrc_rmsg *rmsg)
 {
 	if (skb_queue_empty(&rmsg->frags)) {
 		list_del(&rmsg->node);
+		kfree_skb(rmsg->head);
 		kfree(rmsg);
 	}
 }
@@ -260,13 +285,13 @@ static void mrc_rcv_data(struct sock *sk, struct sk_buff *skb)
 		mrc_conn_abort(sk, 0, true);
 		goto drop;
 	}
-	if ((skb_has_frag_list(skb) && skb_linearize(skb)) ||
-	    skb_unclone(skb, GFP_ATOMIC)) {
+	/* Packets are chained on a message's frag_list: none has its own. */
+	if (skb_has_frag_list(skb) && skb_linearize(skb)) {
 		MRC_INC(net, DROP_NOMEM);
 		goto drop;
 	}
 
-	rmsg = mrc_rmsg_get(msk, msn, mlen);
+	rmsg = mrc_rmsg_get(sk, msn, mlen, plen);
 	if (IS_ERR(rmsg)) {
 		if (PTR_ERR(rmsg) == -ENOMEM)
 			MRC_INC(net, DROP_NOMEM);
