@@ -15,9 +15,9 @@ static inline struct mrc_cpaths *mrc_cps(struct mrc_sock *msk)
 }
 
 /* The path for the next DATA packet (see choose.c), or -1. */
-static inline int mrc_cp_choose(struct sock *sk, int avoid)
+static inline int mrc_cp_choose(struct sock *sk, int avoid, u32 now)
 {
-	return mrc_cp_pick(mrc_cps(mrc_sk(sk)), avoid, mrc_now_us());
+	return mrc_cp_pick(mrc_cps(mrc_sk(sk)), avoid, now);
 }
 
 /* The path for a control packet, preferring @ev if usable, or -1. */

@@ -208,8 +208,11 @@ static void mrc_count_xmit(struct sock *sk, struct mrc_tx_cb *cb, u32 i,
 	}
 }
 
-/* Transmit (a copy of) one DATA packet kept in the ring on path entry @i. */
-static void mrc_xmit_data(struct sock *sk, struct sk_buff *skb, u32 i)
+/* Transmit (a copy of) one DATA packet kept in the ring on path entry @i,
+ * stamped @now.
+ */
+static void mrc_xmit_data(struct sock *sk, struct sk_buff *skb, u32 i,
+			  u32 now)
 {
 	struct mrc_tx_cb *cb = MRC_TX_CB(skb);
 	struct sk_buff *nskb;
@@ -222,7 +225,7 @@ static void mrc_xmit_data(struct sock *sk, struct sk_buff *skb, u32 i)
 		MRC_INC(sock_net(sk), TX_ERRORS);
 		return;
 	}
-	mrc_count_xmit(sk, cb, i, mrc_now_us());
+	mrc_count_xmit(sk, cb, i, now);
 	mrc_data_hdr(sk, skb_push(nskb, sizeof(struct mrc_data)), cb, ev);
 	mrc_output_path(sk, nskb, i);
 }
@@ -238,19 +241,19 @@ static void mrc_xmit_data(struct sock *sk, struct sk_buff *skb, u32 i)
  * allocated.
  */
 static void mrc_xmit_batch(struct sock *sk, struct sk_buff **pkts, u32 n,
-			   u32 p)
+			   u32 p, u32 now)
 {
 	u16 ev = mrc_cps(mrc_sk(sk))->p[p].id;
 	u32 seg = sizeof(struct mrc_data) + mrc_sk(sk)->mss;
 	u32 len = (n - 1) * seg + sizeof(struct mrc_data) +
 		  MRC_TX_CB(pkts[n - 1])->len;
-	u32 now = mrc_now_us(), i;
 	struct sk_buff *gso;
+	u32 i;
 
 	gso = alloc_skb(MRC_HEADROOM + len, GFP_ATOMIC | __GFP_NOWARN);
 	if (!gso) {
 		for (i = 0; i < n; i++)
-			mrc_xmit_data(sk, pkts[i], p);
+			mrc_xmit_data(sk, pkts[i], p, now);
 		return;
 	}
 	skb_reserve(gso, MRC_HEADROOM);
@@ -282,19 +285,23 @@ static bool mrc_rwnd_allows(const struct mrc_sock *msk, u32 len)
 	return msk->inflight_bytes + len <= msk->peer_rwnd;
 }
 
+/* The clock is read once a transmission (of one packet or a batch), not
+ * for every packet chosen and sent: under emulation it costs as much as
+ * the rest of a small packet's send.
+ */
 static void mrc_send_batch(struct sock *sk, struct sk_buff **pkts, u32 n,
-			   u32 p)
+			   u32 p, u32 now)
 {
 	if (n == 1)
-		mrc_xmit_data(sk, pkts[0], p);
+		mrc_xmit_data(sk, pkts[0], p, now);
 	else
-		mrc_xmit_batch(sk, pkts, n, p);
+		mrc_xmit_batch(sk, pkts, n, p, now);
 }
 
 static void mrc_retransmit_lost(struct sock *sk)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
-	u32 psn;
+	u32 psn, now = mrc_now_us();
 	int i;
 
 	for (psn = msk->snd_una; msk->lost && mrc_before(psn, msk->snd_nxt); psn++) {
@@ -304,7 +311,7 @@ static void mrc_retransmit_lost(struct sock *sk)
 			continue;
 		if (mrc_inflight(msk) >= msk->cwnd)
 			break;
-		i = mrc_cp_choose(sk, MRC_TX_CB(skb)->pidx);
+		i = mrc_cp_choose(sk, MRC_TX_CB(skb)->pidx, now);
 		if (i < 0) {
 			MRC_INC(sock_net(sk), TX_NO_PATH);
 			break;
@@ -312,7 +319,8 @@ static void mrc_retransmit_lost(struct sock *sk)
 		MRC_TX_CB(skb)->lost = 0;
 		msk->lost--;
 		MRC_TX_CB(skb)->ack_req = mrc_inflight(msk) >= msk->cwnd;
-		mrc_xmit_data(sk, skb, i);
+		mrc_xmit_data(sk, skb, i, now);
+		now = mrc_now_us();
 	}
 }
 
@@ -320,7 +328,7 @@ static void mrc_send_new(struct sock *sk, bool probe)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
 	struct sk_buff *batch[MRC_GSO_SEGS];
-	u32 n = 0, bytes = 0, bp = 0;
+	u32 n = 0, bytes = 0, bp = 0, now = mrc_now_us();
 	struct sk_buff *skb;
 	int p;
 
@@ -332,14 +340,15 @@ static void mrc_send_new(struct sock *sk, bool probe)
 			break;
 		if (!mrc_rwnd_allows(msk, cb->len) && !probe)
 			break;
-		p = mrc_cp_choose(sk, -1);
+		p = mrc_cp_choose(sk, -1, now);
 		if (p < 0) {
 			MRC_INC(sock_net(sk), TX_NO_PATH);
 			break;
 		}
 		/* A batch holds consecutive packets of one path. */
 		if (n && p != bp) {
-			mrc_send_batch(sk, batch, n, bp);
+			mrc_send_batch(sk, batch, n, bp, now);
+			now = mrc_now_us();
 			n = 0;
 			bytes = 0;
 		}
@@ -362,12 +371,13 @@ static void mrc_send_new(struct sock *sk, bool probe)
 		if (cb->len == msk->mss && n < MRC_GSO_SEGS &&
 		    bytes + sizeof(struct mrc_data) + msk->mss <= MRC_GSO_BYTES)
 			continue;
-		mrc_send_batch(sk, batch, n, bp);
+		mrc_send_batch(sk, batch, n, bp, now);
+		now = mrc_now_us();
 		n = 0;
 		bytes = 0;
 	}
 	if (n)
-		mrc_send_batch(sk, batch, n, bp);
+		mrc_send_batch(sk, batch, n, bp, now);
 }
 
 /**
