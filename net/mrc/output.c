@@ -286,8 +286,9 @@ static bool mrc_rwnd_allows(const struct mrc_sock *msk, u32 len)
 }
 
 /* The clock is read once a transmission (of one packet or a batch), not
- * for every packet chosen and sent: under emulation it costs as much as
- * the rest of a small packet's send.
+ * for every packet chosen and sent, and not at all when nothing goes:
+ * under emulation it costs as much as the rest of a small packet's send.
+ * The send loops keep 0 for "not read yet".
  */
 static void mrc_send_batch(struct sock *sk, struct sk_buff **pkts, u32 n,
 			   u32 p, u32 now)
@@ -301,7 +302,7 @@ static void mrc_send_batch(struct sock *sk, struct sk_buff **pkts, u32 n,
 static void mrc_retransmit_lost(struct sock *sk)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
-	u32 psn, now = mrc_now_us();
+	u32 psn, now = 0;
 	int i;
 
 	for (psn = msk->snd_una; msk->lost && mrc_before(psn, msk->snd_nxt); psn++) {
@@ -311,6 +312,9 @@ static void mrc_retransmit_lost(struct sock *sk)
 			continue;
 		if (mrc_inflight(msk) >= msk->cwnd)
 			break;
+		/* Read once something is to go, and again after each. */
+		if (!now)
+			now = mrc_now_us() ?: 1;
 		i = mrc_cp_choose(sk, MRC_TX_CB(skb)->pidx, now);
 		if (i < 0) {
 			MRC_INC(sock_net(sk), TX_NO_PATH);
@@ -320,7 +324,7 @@ static void mrc_retransmit_lost(struct sock *sk)
 		msk->lost--;
 		MRC_TX_CB(skb)->ack_req = mrc_inflight(msk) >= msk->cwnd;
 		mrc_xmit_data(sk, skb, i, now);
-		now = mrc_now_us();
+		now = 0;
 	}
 }
 
@@ -328,7 +332,7 @@ static void mrc_send_new(struct sock *sk, bool probe)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
 	struct sk_buff *batch[MRC_GSO_SEGS];
-	u32 n = 0, bytes = 0, bp = 0, now = mrc_now_us();
+	u32 n = 0, bytes = 0, bp = 0, now = 0;
 	struct sk_buff *skb;
 	int p;
 
@@ -340,6 +344,8 @@ static void mrc_send_new(struct sock *sk, bool probe)
 			break;
 		if (!mrc_rwnd_allows(msk, cb->len) && !probe)
 			break;
+		if (!now)
+			now = mrc_now_us() ?: 1;
 		p = mrc_cp_choose(sk, -1, now);
 		if (p < 0) {
 			MRC_INC(sock_net(sk), TX_NO_PATH);
@@ -348,7 +354,7 @@ static void mrc_send_new(struct sock *sk, bool probe)
 		/* A batch holds consecutive packets of one path. */
 		if (n && p != bp) {
 			mrc_send_batch(sk, batch, n, bp, now);
-			now = mrc_now_us();
+			now = mrc_now_us() ?: 1;
 			n = 0;
 			bytes = 0;
 		}
@@ -372,7 +378,7 @@ static void mrc_send_new(struct sock *sk, bool probe)
 		    bytes + sizeof(struct mrc_data) + msk->mss <= MRC_GSO_BYTES)
 			continue;
 		mrc_send_batch(sk, batch, n, bp, now);
-		now = mrc_now_us();
+		now = 0;
 		n = 0;
 		bytes = 0;
 	}
