@@ -535,12 +535,14 @@ static int mrc_skb_fill_pages(struct sock *sk, struct sk_buff *skb,
 }
 
 /* One packet of @plen payload bytes from @msg, with headroom for every
- * header. The payload goes in page fragments, as TCP's does: consecutive
- * packets share the socket's (or task's) page, which is reused, not
- * allocated and cleared again, once they are all freed; and a receiver
- * that gets the skb itself (over a veth) is charged about what it holds,
- * not a rounded-up kmalloc buffer. In the linear part only when the page
- * fragments run out (order-0 pages and a very large MSS).
+ * header; allocated with its companion clone, as TCP's are, since every
+ * packet is sent as a clone. The payload goes in page fragments, as
+ * TCP's does: consecutive packets share the socket's (or task's) page,
+ * which is reused, not allocated and cleared again, once they are all
+ * freed; and a receiver that gets the skb itself (over a veth) is charged
+ * about what it holds, not a rounded-up kmalloc buffer. In the linear
+ * part only when the page fragments run out (order-0 pages and a very
+ * large MSS).
  */
 static struct sk_buff *mrc_skb_from_msg(struct sock *sk, struct msghdr *msg,
 					u32 plen, int *err)
@@ -548,7 +550,7 @@ static struct sk_buff *mrc_skb_from_msg(struct sock *sk, struct msghdr *msg,
 	struct iov_iter from = msg->msg_iter;
 	struct sk_buff *skb;
 
-	skb = alloc_skb(MRC_HEADROOM, sk->sk_allocation);
+	skb = alloc_skb_fclone(MRC_HEADROOM, sk->sk_allocation);
 	if (!skb)
 		goto nobufs;
 	skb_reserve(skb, MRC_HEADROOM);
@@ -557,7 +559,7 @@ static struct sk_buff *mrc_skb_from_msg(struct sock *sk, struct msghdr *msg,
 		goto out;
 	kfree_skb(skb);
 	msg->msg_iter = from;
-	skb = alloc_skb(MRC_HEADROOM + plen, sk->sk_allocation);
+	skb = alloc_skb_fclone(MRC_HEADROOM + plen, sk->sk_allocation);
 	if (!skb)
 		goto nobufs;
 	skb_reserve(skb, MRC_HEADROOM);
