@@ -224,8 +224,7 @@ static u32 mrc_cp_rto(const struct mrc_cpath *cp)
 
 	if (!cp->srtt_us)
 		return 0;
-	return cp->srtt_us + max(4 * cp->rttvar_us, g) +
-	       jiffies_to_usecs(usecs_to_jiffies(mrc_ack_delay_us) + 1);
+	return cp->srtt_us + max(4 * cp->rttvar_us, g) + mrc_ack_hold_us();
 }
 
 /* Find the slowest path again, after it got faster or the view changed. */

@@ -487,14 +487,14 @@ static u32 mrc_reo_wnd_us(const struct mrc_sock *msk,
  * 6298, per path). Otherwise the peer may be holding its ACK, and the
  * connection may be going idle: twice the srtt plus four variations, plus
  * the reordering window, plus the longest the peer may hold an ACK
- * (ack_delay_us rounded up to jiffies, and one more for the timer). Zero
- * while the path has no RTT sample (the RTO covers it then).
+ * (@hold: mrc_ack_hold_us(), computed once a scan, not once a packet in
+ * flight, for it divides). Zero while the path has no RTT sample (the
+ * RTO covers it then).
  */
 static u32 mrc_path_timeout_us(const struct mrc_sock *msk,
 			       const struct mrc_cpath *cp,
-			       const struct mrc_tx_cb *cb)
+			       const struct mrc_tx_cb *cb, u32 hold)
 {
-	u32 hold = jiffies_to_usecs(usecs_to_jiffies(mrc_ack_delay_us) + 1);
 	u32 base = cp->srtt_us + 4 * cp->rttvar_us + mrc_reo_wnd_us(msk, cp);
 
 	if (!cp->srtt_us)
@@ -573,7 +573,7 @@ void mrc_detect_losses(struct sock *sk)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
 	struct mrc_cpaths *cps = mrc_cps(msk);
-	u32 now = mrc_now_us(), wait = U32_MAX, psn;
+	u32 now = mrc_now_us(), wait = U32_MAX, hold = mrc_ack_hold_us(), psn;
 
 	for (psn = msk->snd_una; mrc_before(psn, msk->snd_nxt); psn++) {
 		struct sk_buff *skb = mrc_txq_get(msk, psn);
@@ -608,7 +608,7 @@ void mrc_detect_losses(struct sock *sk)
 			}
 			wait = min_t(u32, wait, left);
 		}
-		tmo = mrc_path_timeout_us(msk, cp, cb);
+		tmo = mrc_path_timeout_us(msk, cp, cb, hold);
 		if (!tmo)
 			continue;
 		left = (s32)(cb->xmit_us + tmo - now);
@@ -643,7 +643,7 @@ static void mrc_rto_fired(struct sock *sk)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
 	struct mrc_cpaths *cps = mrc_cps(msk);
-	u32 now = mrc_now_us(), base, psn;
+	u32 now = mrc_now_us(), hold = mrc_ack_hold_us(), base, psn;
 	bool first = true;
 
 	msk->stats.rtos++;
@@ -664,7 +664,8 @@ static void mrc_rto_fired(struct sock *sk)
 			first = false;
 			continue;
 		}
-		tmo = max(base, mrc_path_timeout_us(msk, &cps->p[cb->pidx], cb));
+		tmo = max(base, mrc_path_timeout_us(msk, &cps->p[cb->pidx], cb,
+						    hold));
 		if (first || now - cb->xmit_us >= tmo) {
 			cb->via_rto = 1;
 			mrc_mark_lost(sk, cb);

@@ -4,6 +4,7 @@
 
 #include "mrc_types.h"
 #include "mrc_wire.h"
+#include "params.h"
 
 /* Room for link, IPv6, a full SRH, UDP and the largest MRC header. */
 #define MRC_HEADROOM	(LL_MAX_HEADER + sizeof(struct ipv6hdr) + 8 + \
@@ -33,6 +34,14 @@ struct mrc_reply {
 static inline struct sk_buff *mrc_txq_get(const struct mrc_sock *msk, u32 psn)
 {
 	return msk->txq ? msk->txq[psn % MRC_WND] : NULL;
+}
+
+/* The longest the peer may hold an ACK: ack_delay_us rounded up to
+ * jiffies, and one more jiffy for the timer.
+ */
+static inline u32 mrc_ack_hold_us(void)
+{
+	return jiffies_to_usecs(usecs_to_jiffies(READ_ONCE(mrc_ack_delay_us)) + 1);
 }
 
 u32 mrc_route_mss(struct sock *sk, struct in6_addr *saddr);
