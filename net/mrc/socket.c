@@ -506,74 +506,6 @@ static bool mrc_sendable(struct sock *sk)
 		(state != MRC_ESTABLISHED || mrc_send_room(sk)));
 }
 
-/* Copy @plen bytes of @msg to page fragments of the skb. */
-static int mrc_skb_fill_pages(struct sock *sk, struct sk_buff *skb,
-			      struct msghdr *msg, u32 plen)
-{
-	struct page_frag *pfrag = sk_page_frag(sk);
-
-	while (skb->len < plen) {
-		int i = skb_shinfo(skb)->nr_frags;
-		u32 copy;
-
-		if (i == MAX_SKB_FRAGS)
-			return -EMSGSIZE;
-		if (!skb_page_frag_refill(32U, pfrag, sk->sk_allocation))
-			return -ENOBUFS;
-		copy = min_t(u32, plen - skb->len, pfrag->size - pfrag->offset);
-		if (copy_page_from_iter(pfrag->page, pfrag->offset, copy,
-					&msg->msg_iter) != copy)
-			return -EFAULT;
-		skb_fill_page_desc(skb, i, pfrag->page, pfrag->offset, copy);
-		get_page(pfrag->page);
-		pfrag->offset += copy;
-		skb->len += copy;
-		skb->data_len += copy;
-		skb->truesize += copy;
-	}
-	return 0;
-}
-
-/* One packet of @plen payload bytes from @msg, with headroom for every
- * header; allocated with its companion clone, as TCP's are, since every
- * packet is sent as a clone. The payload goes in page fragments, as
- * TCP's does: consecutive packets share the socket's (or task's) page,
- * which is reused, not allocated and cleared again, once they are all
- * freed; and a receiver that gets the skb itself (over a veth) is charged
- * about what it holds, not a rounded-up kmalloc buffer. In the linear
- * part only when the page fragments run out (order-0 pages and a very
- * large MSS).
- */
-static struct sk_buff *mrc_skb_from_msg(struct sock *sk, struct msghdr *msg,
-					u32 plen, int *err)
-{
-	struct iov_iter from = msg->msg_iter;
-	struct sk_buff *skb;
-
-	skb = alloc_skb_fclone(MRC_HEADROOM, sk->sk_allocation);
-	if (!skb)
-		goto nobufs;
-	skb_reserve(skb, MRC_HEADROOM);
-	*err = mrc_skb_fill_pages(sk, skb, msg, plen);
-	if (*err != -EMSGSIZE)
-		goto out;
-	kfree_skb(skb);
-	msg->msg_iter = from;
-	skb = alloc_skb_fclone(MRC_HEADROOM + plen, sk->sk_allocation);
-	if (!skb)
-		goto nobufs;
-	skb_reserve(skb, MRC_HEADROOM);
-	*err = memcpy_from_msg(skb_put(skb, plen), msg, plen);
-out:
-	if (!*err)
-		return skb;
-	kfree_skb(skb);
-	return NULL;
-nobufs:
-	*err = -ENOBUFS;
-	return NULL;
-}
-
 static int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 {
 	struct sock *sk = sock->sk;
@@ -622,10 +554,18 @@ static int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	 */
 	do {
 		plen = min_t(u32, len - off, msk->mss);
-		skb = mrc_skb_from_msg(sk, msg, plen, &err);
+		/* With its companion clone, as TCP's: every packet is
+		 * sent as a clone.
+		 */
+		skb = alloc_skb_fclone(MRC_HEADROOM + plen, sk->sk_allocation);
+		err = -ENOBUFS;
 		if (!skb)
 			goto out;
+		skb_reserve(skb, MRC_HEADROOM);
 		__skb_queue_tail(&q, skb);
+		err = memcpy_from_msg(skb_put(skb, plen), msg, plen);
+		if (err)
+			goto out;
 		mrc_mem_set_owner_w(skb, sk);
 		__skb_header_release(skb);
 		memset(MRC_TX_CB(skb), 0, sizeof(struct mrc_tx_cb));
