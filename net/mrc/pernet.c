@@ -21,7 +21,7 @@
 #include "probe.h"
 #include "pernet.h"
 
-static unsigned int mrc_net_id __read_mostly;
+unsigned int mrc_net_id __read_mostly;
 
 const struct rhashtable_params mrc_conn_params = {
 	.key_len = sizeof(u32),
@@ -29,17 +29,6 @@ const struct rhashtable_params mrc_conn_params = {
 	.head_offset = offsetof(struct mrc_sock, hnode),
 	.automatic_shrinking = true,
 };
-
-/**
- * mrc_net() - the MRC state of a network namespace
- * @net: the namespace
- *
- * Return: the state, which lives as long as @net.
- */
-struct mrc_net *mrc_net(const struct net *net)
-{
-	return net_generic(net, mrc_net_id);
-}
 
 /**
  * mrc_ratelimit_init() - a rate limit with nothing taken yet

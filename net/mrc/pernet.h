@@ -3,12 +3,27 @@
 #define _MRC_PERNET_H
 
 #include <net/net_namespace.h>
+#include <net/netns/generic.h>
 
 #include "mrc_types.h"
 
 extern const struct rhashtable_params mrc_conn_params;
 
-struct mrc_net *mrc_net(const struct net *net);
+extern unsigned int mrc_net_id;
+
+/**
+ * mrc_net() - the MRC state of a network namespace
+ * @net: the namespace
+ *
+ * Inline: every MIB counter update looks it up.
+ *
+ * Return: the state, which lives as long as @net.
+ */
+static inline struct mrc_net *mrc_net(const struct net *net)
+{
+	return net_generic(net, mrc_net_id);
+}
+
 void mrc_ratelimit_init(struct mrc_ratelimit *rl);
 bool mrc_ratelimit_take(struct mrc_ratelimit *rl, unsigned int rate);
 int mrc_pernet_init(void);
