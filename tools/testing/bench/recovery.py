@@ -3,11 +3,13 @@
 """Turn recovery.sh's captures into the recovery timeline.
 
 recovery.py --rate MBIT --planes K --dir DIR --out OUT.json --plot OUT.png
-            [--base-rtt-us US --rto-min-ms MS] PROTO...
+            [--reps N] [--base-rtt-us US --rto-min-ms MS] PROTO...
 
-For each PROTO, DIR holds cap-PROTO-K.pcap (what host 2 received on its
-link to spine K) and events-PROTO ("TIME start|fail|heal" lines, the same
-clock as the captures). Data packets are MRC DATA (UDP port 4797, type 1)
+For each PROTO and each run R of 1..N (default 1), DIR holds
+cap-PROTO-R-K.pcap (what host 2 received on its link to spine K) and
+events-PROTO-R ("TIME start|fail|heal" lines, the same clock as the
+captures); a run without its events file did not complete and is left
+out. Data packets are MRC DATA (UDP port 4797, type 1)
 and TCP segments with payload. Per plane, wire bytes (frame length) go in
 1 ms bins, from the start of the transfer.
 
@@ -27,7 +29,11 @@ Figures per protocol, all in milliseconds:
   healed_share   the failed plane's share of the data from 500 ms after
                  the heal to the end (1/K when it is fully back)
 
-With --base-rtt-us, "goals" says whether the stall is at most 10 base
+Each figure of a protocol is the median of its runs, with the smallest
+and largest in FIGURE_spread, and every run's figures in "runs" (a figure
+a run never reached, such as back_to_90_ms, counts as the largest). The
+bins of the run with the median stall go in DIR/recovery-PROTO.dat and
+in the plot. With --base-rtt-us, "goals" says whether the stall is at most 10 base
 RTTs plus the minimum RTO and whether back_to_90_ms is at most 50 ms.
 """
 
@@ -82,9 +88,10 @@ def is_data(ip6):
     return False
 
 
-def analyse(d, proto, planes, rate):
+def analyse(d, proto, run, planes, rate):
+    """The figures of one run, and its bins."""
     events = {}
-    with open(os.path.join(d, "events-" + proto)) as f:
+    with open(os.path.join(d, "events-%s-%d" % (proto, run))) as f:
         for line in f:
             t, what = line.split()
             events[what] = float(t)
@@ -93,7 +100,7 @@ def analyse(d, proto, planes, rate):
     arrivals = []
     bins = {}
     for k in range(1, planes + 1):
-        path = os.path.join(d, "cap-%s-%d.pcap" % (proto, k))
+        path = os.path.join(d, "cap-%s-%d-%d.pcap" % (proto, run, k))
         if not os.path.exists(path):
             continue
         for t, length, ip6 in frames(path):
@@ -142,13 +149,8 @@ def analyse(d, proto, planes, rate):
     failed = [r[FAILED_PLANE] for r in series[hb:]]
     share = sum(failed) / sum(after) if sum(after) else None
 
-    with open(os.path.join(d, "recovery-%s.dat" % proto), "w") as f:
-        f.write("# ms " + " ".join("plane%d_mbps" % k
-                                   for k in range(1, planes + 1)) + "\n")
-        for b, row in enumerate(series):
-            f.write("%d %s\n" % (b, " ".join("%.3f" % (row[k] * 8 / 1e3)
-                                             for k in range(1, planes + 1))))
     return {
+        "run": run,
         "stall_ms": round(stall * 1000, 1),
         "back_to_90_ms": None if back is None else round(back, 1),
         "healed_use_ms": None if healed is None else round(healed, 1),
@@ -156,7 +158,43 @@ def analyse(d, proto, planes, rate):
         "fail_at_ms": round((tf - t0) * 1000, 1),
         "heal_at_ms": round((th - t0) * 1000, 1),
         "data_packets": len(arrivals),
-    }
+    }, series
+
+
+FIGURES = ("stall_ms", "back_to_90_ms", "healed_use_ms", "healed_share",
+           "data_packets")
+
+
+def median(vals):
+    """The median (the lower one of an even count) of VALS, where None is
+    a figure never reached and sorts last; the smallest and largest."""
+    key = sorted(vals, key=lambda v: (v is None, v))
+    return key[(len(key) - 1) // 2], [key[0], key[-1]]
+
+
+def summarise(d, proto, reps, planes, rate):
+    """The median of PROTO's runs; the median-stall run's bins to DIR."""
+    runs = [analyse(d, proto, r, planes, rate) for r in range(1, reps + 1)
+            if os.path.exists(os.path.join(d, "events-%s-%d" % (proto, r)))]
+    if not runs:
+        return None
+    res = {}
+    for fig in FIGURES:
+        res[fig], res[fig + "_spread"] = median(
+            [r[0][fig] for r in runs])
+    fig, series = sorted(runs, key=lambda r: r[0]["stall_ms"])[
+        (len(runs) - 1) // 2]
+    res["plotted_run"] = fig["run"]
+    res["fail_at_ms"] = fig["fail_at_ms"]
+    res["heal_at_ms"] = fig["heal_at_ms"]
+    res["runs"] = [r[0] for r in runs]
+    with open(os.path.join(d, "recovery-%s.dat" % proto), "w") as f:
+        f.write("# ms " + " ".join("plane%d_mbps" % k
+                                   for k in range(1, planes + 1)) + "\n")
+        for b, row in enumerate(series):
+            f.write("%d %s\n" % (b, " ".join("%.3f" % (row[k] * 8 / 1e3)
+                                             for k in range(1, planes + 1))))
+    return res
 
 
 AVG = 25
@@ -174,6 +212,7 @@ def plot(d, protos, res, planes, png):
              "set key outside right"]
     for p in protos:
         r = res[p]
+        pr = next(x for x in r["runs"] if x["run"] == r["plotted_run"])
         src = os.path.join(d, "recovery-%s.dat" % p)
         avg = os.path.join(d, "recovery-%s-avg.dat" % p)
         rows = [list(map(float, l.split())) for l in open(src)
@@ -184,9 +223,11 @@ def plot(d, protos, res, planes, png):
                 f.write("%d %s\n" % (rows[i][0], " ".join(
                     "%.3f" % (sum(x[k] for x in w) / AVG)
                     for k in range(1, planes + 1))))
-        lines.append("set title '%s: stall %s ms, back to 90%% %s ms after "
-                     "the failure (red); healed at the green line'" %
-                     (p, r["stall_ms"], r["back_to_90_ms"]))
+        lines.append("set title '%s (run %d of %d, the median stall): stall "
+                     "%s ms, back to 90%% %s ms after the failure (red); "
+                     "healed at the green line'" %
+                     (p, r["plotted_run"], len(r["runs"]), pr["stall_ms"],
+                      pr["back_to_90_ms"]))
         lines.append("set arrow 1 from %s, graph 0 to %s, graph 1 nohead "
                      "lc rgb 'red'" % (r["fail_at_ms"], r["fail_at_ms"]))
         lines.append("set arrow 2 from %s, graph 0 to %s, graph 1 nohead "
@@ -219,9 +260,17 @@ def main():
     ap.add_argument("--plot", required=True)
     ap.add_argument("--base-rtt-us", type=float)
     ap.add_argument("--rto-min-ms", type=float, default=10)
+    ap.add_argument("--reps", type=int, default=1)
     ap.add_argument("protos", nargs="+")
     a = ap.parse_args()
-    res = {p: analyse(a.dir, p, a.planes, a.rate) for p in a.protos}
+    res = {}
+    for p in a.protos:
+        r = summarise(a.dir, p, a.reps, a.planes, a.rate)
+        if r is None:
+            print("recovery.py: no complete run of %s" % p, file=sys.stderr)
+            sys.exit(1)
+        res[p] = r
+    res["reps"] = a.reps
     res["link_rate_mbps"] = a.rate
     res["planes"] = a.planes
     if a.base_rtt_us:

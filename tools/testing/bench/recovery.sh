@@ -20,12 +20,19 @@
 # share of the data once it is back. The goals (stall at most 10 base
 # RTTs plus the minimum RTO, back to 90% within 50 ms) are checked in
 # OUT.json; the base RTT is measured with mrc probe before the runs.
-# OUT.json gets the figures, OUT-<proto>.dat the bins, and OUT.png the plot (gnuplot).
+# Each protocol runs REPS times (default 5), the protocols taking turns,
+# and every figure is the median of its runs, with the spread; PROTOS
+# (default "mrc mptcp tcp") selects some. OUT.json gets the figures, DIR
+# recovery-<proto>.dat the bins of the run with the median stall, and
+# OUT.png their plot (gnuplot). After each MRC run, host 1's nonzero MIB
+# counters go in DIR/mib-mrc-<run>.
 
 set -u
 out=$1
 rate=${RATE:-20}
 total=${TOTAL:-6}
+reps=${REPS:-5}
+protos=${PROTOS:-mrc mptcp tcp}
 top=$(cd "$(dirname "$0")/../../.." && pwd)
 P=$top/build/tools/mrcperf
 MRC=$top/build/tools/mrc
@@ -69,9 +76,10 @@ done | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }' \
 rto_min=$(cat /sys/module/mrc/parameters/rto_min_ms)
 
 port=7300
-# run PROTO: one timed transfer with the failure and heal, captured.
+# run PROTO R: run R of PROTO, one timed transfer with the failure and
+# heal, captured.
 run() {
-	local proto=$1 flag='' dst k spid cpid t0
+	local proto=$1 r=$2 flag='' dst k spid cpid t0
 
 	port=$((port + 1))
 	case $proto in
@@ -80,9 +88,9 @@ run() {
 	tcp) flag=--tcp; dst=$(fab_link_addr 2 2) ;;
 	esac
 	for k in 1 2 3 4; do
-		rm -f "$dir/cap-$proto-$k.pcap"
+		rm -f "$dir/cap-$proto-$r-$k.pcap"
 		fab_exec_host 2 tcpdump -Z root -n -U -s 128 -B 16384 -i "p$k" \
-			-w "$dir/cap-$proto-$k.pcap" ip6 \
+			-w "$dir/cap-$proto-$r-$k.pcap" ip6 \
 			2> /dev/null &
 	done
 	sleep 2
@@ -94,32 +102,46 @@ run() {
 	t0=$(date +%s.%N)
 	# shellcheck disable=SC2086
 	fab_exec_host 1 "$P" -c "$dst" -p "$port" -t "$total" -l 64K $flag \
-		> "$dir/client-$proto.log" 2>&1 &
+		> "$dir/client-$proto-$r.log" 2>&1 &
 	cpid=$!
 	sleep 1
 	# The connection's per-path state just before the failure, to read
 	# the figures against (srtt, in flight).
 	[ "$proto" = mrc ] && fab_exec_host 1 "$MRC" -j -s conn show \
-		> "$dir/conn-$proto.json"
+		> "$dir/conn-$proto-$r.json"
 	# Stamped before the change: ip netns exec is slow under emulation,
 	# and the failure takes effect at some point while it runs.
-	echo "$(date +%s.%N) fail" > "$dir/events-$proto"
+	[ "$proto" = mrc ] && fab_exec_host 1 cat /proc/net/mrc_stat \
+		> "$dir/mib-before"
+	echo "$(date +%s.%N) fail" > "$dir/events-$proto-$r"
 	fab_link_qdisc 1 2 up netem loss 100%
 	sleep 2
-	echo "$(date +%s.%N) heal" >> "$dir/events-$proto"
+	echo "$(date +%s.%N) heal" >> "$dir/events-$proto-$r"
 	fab_link_shape 1 2 up "${rate}mbit"
 	wait "$cpid"
 	wait "$spid"
 	sleep 1
 	fab_exec_host 2 pkill -INT tcpdump
 	sleep 1
-	echo "$t0 start" >> "$dir/events-$proto"
+	echo "$t0 start" >> "$dir/events-$proto-$r"
+	# What the failure cost MRC's sender: the counters that moved.
+	[ "$proto" = mrc ] && fab_exec_host 1 cat /proc/net/mrc_stat |
+		awk 'NR == FNR { b[$1] = $2; next }
+		     $2 != b[$1] { printf "%s %d\n", $1, $2 - b[$1] }' \
+		"$dir/mib-before" - > "$dir/mib-mrc-$r"
+	return 0
 }
 
-for proto in mrc mptcp tcp; do
-	echo "== $proto"
-	run "$proto"
+for r in $(seq 1 "$reps"); do
+	for proto in $protos; do
+		echo "== $proto, run $r"
+		run "$proto" "$r" || echo "$proto run $r failed"
+	done
 done
+# shellcheck disable=SC2086 # $protos is a list of words
 python3 "$(dirname "$0")"/recovery.py --rate "$rate" --planes 4 --dir "$dir" \
 	--base-rtt-us "$(cat "$dir/base-rtt-us")" --rto-min-ms "$rto_min" \
-	--out "$out" --plot "$base.png" mrc mptcp tcp
+	--reps "$reps" --out "$out" --plot "$base.png" $protos
+rc=$?
+rm -f "$dir"/cap-*.pcap
+exit "$rc"

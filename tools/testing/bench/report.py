@@ -190,13 +190,23 @@ plot DATA using 1:2 with lines dt 2 lc rgb 'gray' title 'capacity', \\
                "%s planes of %s Mbit/s, base RTT %s ms; stall goal %s ms." % (
                    rc.get("planes"), rc.get("link_rate_mbps"),
                    rc.get("base_rtt_ms"), rc.get("stall_goal_ms")), "",
+               "Medians of %s runs of each protocol, with the spread "
+               "(smallest-largest run); the plot shows the run with the "
+               "median stall." % rc.get("reps", 1), "",
                "| | stall ms | back to 90% ms | healed plane used after ms | its share |",
                "|---|---|---|---|---|"]
+
+        def spread(r, fig, nd=1):
+            v, s = r.get(fig), r.get(fig + "_spread")
+            if not s or s[0] == s[1]:
+                return fmt(v, nd)
+            return "%s (%s-%s)" % (fmt(v, nd), fmt(s[0], nd), fmt(s[1], nd))
+
         for p in ("mrc", "mptcp", "tcp"):
             r = rc.get(p, {})
             md.append("| %s | %s | %s | %s | %s |" % (
-                p.upper(), fmt(r.get("stall_ms")), fmt(r.get("back_to_90_ms")),
-                fmt(r.get("healed_use_ms")), fmt(r.get("healed_share"), 2)))
+                p.upper(), spread(r, "stall_ms"), spread(r, "back_to_90_ms"),
+                spread(r, "healed_use_ms"), spread(r, "healed_share", 2)))
         md += ["", "![recovery](recovery.png)", ""]
         g = rc.get("goals", {}).get("mrc", {})
         goal(goals, "recovery: MRC stall <= goal",
