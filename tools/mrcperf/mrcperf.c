@@ -25,7 +25,7 @@ static void usage(FILE *f, bool full)
 		"       mrcperf -c ADDR [-p PORT] [-l SIZE] [-n COUNT | -t SECONDS] [-P N]\n"
 		"               [--pingpong] [--verify] [-j] [--tcp | --mptcp] [--timeout S]\n"
 		"               [--seed N] [--hold FILE] [--start FILE]\n"
-		"Both:  [--family N] (default $MRC_FAMILY, else %d)\n"
+		"Both:  [--family N] (default $MRC_FAMILY, else %d) [--outage MS]\n"
 		"Server: [--ready FILE] [--stall FILE]\n",
 		AF_MRC);
 	if (!full) {
@@ -52,6 +52,9 @@ static void usage(FILE *f, bool full)
 		"      --timeout S       SO_RCVTIMEO and SO_SNDTIMEO (default %g s)\n"
 		"      --seed N          content seed (default 1)\n"
 		"      --family N        address family number of AF_MRC\n"
+		"      --outage MS       MRC_OUTAGE_TIMEOUT: how long a connection with\n"
+		"                        every path broken waits before ETIMEDOUT\n"
+		"                        (default net.mrc.outage_timeout_ms)\n"
 		"      --ready FILE      server: create FILE once listening\n"
 		"      --stall FILE      server: read no data until FILE exists\n"
 		"      --hold FILE       client: once all is sent and acknowledged, create\n"
@@ -153,6 +156,7 @@ enum {
 	OPT_HOLD,
 	OPT_START,
 	OPT_STALL,
+	OPT_OUTAGE,
 	OPT_NR,
 };
 
@@ -178,6 +182,7 @@ static const struct option long_opts[] = {
 	{ "hold", required_argument, NULL, OPT_HOLD },
 	{ "start", required_argument, NULL, OPT_START },
 	{ "stall", required_argument, NULL, OPT_STALL },
+	{ "outage", required_argument, NULL, OPT_OUTAGE },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -305,6 +310,12 @@ static void parse_opts(struct mrcperf_opts *o, int argc, char **argv)
 			break;
 		case OPT_STALL:
 			o->stall = optarg;
+			break;
+		case OPT_OUTAGE:
+			if (!parse_range(optarg, 1, 86400000, &v))
+				usage_error("bad outage timeout \"%s\": 1 to 86400000 ms",
+					    optarg);
+			o->outage_ms = v;
 			break;
 		case 'h':
 			usage(stdout, true);

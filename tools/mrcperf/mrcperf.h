@@ -78,6 +78,8 @@ enum mrcperf_mode {
  *	are open, and sends nothing until @start exists
  * @stall: --stall, the server reads no data on a connection until this
  *	file exists, so that receive buffers fill
+ * @outage_ms: --outage, MRC_OUTAGE_TIMEOUT of every MRC connection; 0 keeps
+ *	the namespace's default
  */
 struct mrcperf_opts {
 	bool server;
@@ -100,6 +102,7 @@ struct mrcperf_opts {
 	const char *hold;
 	const char *start;
 	const char *stall;
+	u32 outage_ms;
 };
 
 /**

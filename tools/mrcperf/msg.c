@@ -112,7 +112,9 @@ void sock_addr_str(const struct mrcperf_opts *o, const struct sockaddr_storage *
 		snprintf(buf, len, "[%s]:%u", ip, port);
 }
 
-/* Timeouts, TCP_NODELAY (every message goes out at once, as with MRC). */
+/* Timeouts, MRC_OUTAGE_TIMEOUT, TCP_NODELAY (every message goes out at
+ * once, as with MRC).
+ */
 int mconn_init(struct mconn *mc, int fd, const struct mrcperf_opts *o)
 {
 	struct timeval tv;
@@ -127,7 +129,8 @@ int mconn_init(struct mconn *mc, int fd, const struct mrcperf_opts *o)
 	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)))
 		return -1;
 	if (!o->tcp)
-		return 0;
+		return o->outage_ms ? setsockopt(fd, SOL_MRC, MRC_OUTAGE_TIMEOUT,
+						 &o->outage_ms, sizeof(o->outage_ms)) : 0;
 	if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)))
 		return -1;
 	mc->rbuf = malloc(TCP_RBUF_SIZE);

@@ -69,10 +69,12 @@
 #   fab_link_clear H K DIR     remove it again (back to the default)
 #   fab_link_shape H K DIR RATE [DELAY]   rate limit (tbf; with DELAY, a
 #                              netem delay with the tbf as its child)
-#   fab_link_state H K up|down set both ends of a link down or up; up waits
-#                              for the link and restores the fabric's routes
-#                              over it (the kernel removes them on down;
-#                              routes a test added itself are not restored)
+#   fab_link_state H K up|down|del|add   set both ends of a link down or
+#                              up, or delete the veth pair and create it
+#                              anew (unshaped); up and add wait for the link
+#                              and restore the fabric's routes over it (the
+#                              kernel removes them on down and del; routes a
+#                              test added itself are not restored)
 #   fab_mtu MTU                set the MTU of both ends of every link
 #   fab_paths H1 H2 [S]        add the K*S MRC paths described above (mrc)
 #   fab_capture_start K H DIR FILE [FILTER...]  tcpdump on spine K's h<H>
@@ -520,9 +522,12 @@ fab_link_up_ready() {
 		ip -n "$(fab_ns_spine "$k")" -6 route show dev "h$h" | grep -q '/64'
 }
 
-# fab_link_state H K up|down: take both ends of the link host H <-> spine K
-# down, or bring them up again. The kernel removes the routes over a link
-# that goes down; up restores the fabric's own (not those a test added).
+# fab_link_state H K up|down|del|add: take both ends of the link host H <->
+# spine K down, or bring them up again; or delete the veth pair (as a
+# switch reboot or a replaced cable does: the devices, their addresses
+# and qdiscs are gone) and create it anew, unshaped. The kernel removes
+# the routes over a link that goes down or away; up and add restore the
+# fabric's own (not those a test added).
 fab_link_state() {
 	local h=$1 k=$2 hns sns
 
@@ -534,7 +539,19 @@ fab_link_state() {
 		ip -n "$hns" link set dev "p$k" down &&
 			ip -n "$sns" link set dev "h$h" down
 		;;
-	up)
+	del)
+		ip -n "$hns" link del dev "p$k"
+		;;
+	up|add)
+		if [ "$3" = add ]; then
+			# New devices take the namespaces' default sysctls
+			# (fab_ns_defaults): seg6_enabled, no DAD.
+			fab_cmd 'link add p%d type veth peer name h%d netns %s' "$k" "$h" "$sns"
+			fab_cmd 'addr add fd00:%x:%x::2/64 dev p%d nodad' "$k" "$h" "$k"
+			fab_batch "$hns" || return 1
+			ip -n "$sns" addr add "fd00:$(printf %x "$k"):$(printf %x "$h")::1/64" \
+				dev "h$h" nodad || return 1
+		fi
 		ip -n "$hns" link set dev "p$k" up &&
 			ip -n "$sns" link set dev "h$h" up || return 1
 		wait_for 10 fab_link_up_ready "$h" "$k" || return 1
@@ -544,7 +561,7 @@ fab_link_state() {
 		fab_batch "$sns"
 		;;
 	*)
-		echo "fab_link_state: state '$3' is not up or down" >&2
+		echo "fab_link_state: state '$3' is not up, down, del or add" >&2
 		return 1
 		;;
 	esac

@@ -174,6 +174,28 @@ test_link_up() {
 	plain_route 1 2
 }
 
+# Host 1's link to plane 3 deleted (no device left at either end), then
+# created anew: SRv6 through spine 3 works again, with SRH processing on
+# the new devices.
+test_link_readd() {
+	have_fabric || return 1
+	fab_link_state 1 3 del || return 1
+	if ip -n "$(fab_ns_host 1)" link show dev p3 > /dev/null 2>&1 ||
+	   ip -n "$(fab_ns_spine 3)" link show dev h1 > /dev/null 2>&1; then
+		echo "a device of the deleted link is still there"
+		return 1
+	fi
+	srv6_route 1 2 "$(fab_sid 3)" || return 1
+	if fab_ping 1 2 > /dev/null; then
+		echo "ping through plane 3 works with its link deleted"
+		return 1
+	fi
+	fab_link_state 1 3 add || return 1
+	srv6_route 1 2 "$(fab_sid 3)" || return 1
+	fab_ping 1 2 || { echo "ping through plane 3 fails after the link was re-created"; return 1; }
+	plain_route 1 2
+}
+
 # netem delay on host 1's uplink to plane 3: the pings through spine 3
 # went through it (its counters), and clearing it leaves the default.
 test_netem() {
@@ -312,7 +334,7 @@ for c in tc tcpdump ping python3; do
 done
 
 PLANES=4
-ktap_begin $((12 + PLANES))
+ktap_begin $((13 + PLANES))
 run_here "fabric of 2 hosts x $PLANES planes comes up" test_up
 run_test "seg6_enabled on every interface, spines forward" test_sysctls
 run_test "plain ping host 1 -> host 2 goes up plane 1 without SRH" test_plain
@@ -322,6 +344,7 @@ for ((k = 1; k <= PLANES; k++)); do
 done
 run_test "link down on plane 2: SRv6 via plane 2 fails, via plane 1 works" test_link_down
 run_test "link up on plane 2: SRv6 via plane 2 works again" test_link_up
+run_test "link to plane 3 deleted, then created anew: SRv6 works again" test_link_readd
 run_test "netem delay on an uplink: the pings went through it" test_netem
 run_test "tbf under netem on a downlink: the pings went through both" test_shape
 run_test "fab_mtu 9000 on every link end" test_mtu

@@ -15,8 +15,8 @@
 #  1. a spine link down on the sender's side;   5. a link flapping 20 times;
 #  2. the same on the receiver's side;           6. 3% loss on one path;
 #  3. a silent one-way blackhole (netem 100%);   7. every path down for 2 s;
-#  4. a spine "rebooted": its links and routes   8. a path deleted, another
-#     gone, then back;                              denied, mid-transfer.
+#  4. a spine "rebooted": its links deleted,    8. a path deleted, another
+#     then created anew, routes re-added;           denied, mid-transfer.
 
 # Test functions run through run_test, which shellcheck cannot follow;
 # awk programs are in single quotes on purpose.
@@ -59,6 +59,15 @@ state_is() {
 	[ "$(path_state "$1")" = "$2" ]
 }
 
+# mib NAME: host 1's counter NAME (/proc/net/mrc_stat).
+mib() {
+	fab_exec_host 1 awk -v n="$1" '$1 == n { print $2 }' /proc/net/mrc_stat
+}
+
+mib_above() {
+	[ "$(mib "$1")" -gt "$2" ]
+}
+
 # reset_paths: one good path per plane both ways, the links healthy.
 reset_paths() {
 	local h k
@@ -78,8 +87,8 @@ reset_paths() {
 	done
 }
 
-# start: a monitor and a 52 MB content-checked transfer from host 1 to
-# host 2, in the background; returns once data flows.
+# start [CLIENT-ARGS...]: a monitor and a 52 MB content-checked transfer
+# from host 1 to host 2, in the background; returns once data flows.
 start() {
 	port=$((port + 1))
 	rm -f "$tmp/ready"
@@ -91,7 +100,7 @@ start() {
 	wait_ready "$SERVER_PID" "$tmp/ready" ||
 		{ sed 's/^/server: /' "$tmp/server.log"; return 1; }
 	fab_exec_host 1 "$MRCPERF" -c "$H2_ADDR" -p "$port" -l 64K -n "$COUNT" \
-		--verify --seed "$SEED" --timeout "$(slow_limit 120)" \
+		--verify --seed "$SEED" --timeout "$(slow_limit 120)" "$@" \
 		> "$tmp/client.log" 2>&1 &
 	CLIENT_PID=$!
 	# Data is flowing once the connection has acknowledged bytes.
@@ -170,23 +179,27 @@ case2_heal() { fab_link_state 2 2 up > /dev/null; fab_link_shape 2 2 both "$LINK
 case3_break() { fab_link_qdisc 1 3 up netem loss 100%; }
 case3_heal() { fab_link_shape 1 3 up "$LINK_RATE"; }
 
-# A spine reboot: every link of spine 4 down (the kernel drops the routes
-# over them), its own End route removed, then all of it back.
+# A spine reboot: spine 4 loses every link (the veth pairs are deleted,
+# and with them the hosts' routes over them) and its SID device with the
+# End route on it; then all of it is created anew, as a rebooted switch
+# comes back with its static configuration.
 case4_break() {
-	fab_link_state 1 4 down
-	fab_link_state 2 4 down
-	fab_exec_spine 4 ip -6 route del "$(fab_sid 4)"/120 2>/dev/null
+	fab_link_state 1 4 del
+	fab_link_state 2 4 del
+	fab_exec_spine 4 ip link del sid0
 	return 0
 }
 case4_heal() {
 	local h
 
+	fab_exec_spine 4 ip link add sid0 type dummy &&
+		fab_exec_spine 4 ip link set sid0 up &&
+		fab_exec_spine 4 ip -6 route add "$(fab_sid 4)"/120 encap seg6local \
+			action End dev sid0 || return 1
 	for h in 1 2; do
-		fab_link_state "$h" 4 up > /dev/null
-		fab_link_shape "$h" 4 both "$LINK_RATE"
+		fab_link_state "$h" 4 add || return 1
+		fab_link_shape "$h" 4 both "$LINK_RATE" || return 1
 	done
-	fab_exec_spine 4 ip -6 route add "$(fab_sid 4)"/120 encap seg6local \
-		action End dev sid0
 }
 
 heal_plane() {
@@ -262,7 +275,111 @@ test_all_down() {
 	done
 	stop_monitor
 	grep -ac "(loss)" "$tmp/monitor" | sed 's/^/loss events: /'
-	echo "outages: $(fab_exec_host 1 awk '$1 == "Outages" { print $2 }' /proc/net/mrc_stat)"
+	# Each path the outage retired was seen coming back by probes.
+	for k in $(seq 1 "$K"); do
+		seen_event "$k" good assumed-bad loss || continue
+		seen_event "$k" assumed-bad good probe ||
+			{ echo "path $k: retired, no probe event back"; rc=1; }
+	done
+	seen_event "[0-9]*" good assumed-bad loss ||
+		{ echo "the monitor saw no path retired"; rc=1; }
+	echo "outages: $(mib Outages)"
+	return "$rc"
+}
+
+# min_good_seen: replay the monitor's events for host 1's 4 paths, all good
+# at the start, and print the fewest good paths there ever were.
+min_good_seen() {
+	awk -v k="$K" '
+		BEGIN { good = k; low = k }
+		/^path .* -> / {
+			for (i = 1; i < NF; i++) if ($i == "->") break
+			if ($(i - 1) == "good" && $(i + 1) != "good") good--
+			if ($(i - 1) != "good" && $(i + 1) == "good") good++
+			if (good < low) low = good
+		}
+		END { print low }' "$tmp/monitor"
+}
+
+# min-active 3 of 4, and planes 2 and 3 broken at once: one is retired,
+# then the set is at its floor and the other's losses only reduce the
+# window (RetireAtFloor); no fewer than 3 paths are ever good, and every
+# message arrives.
+test_min_active() {
+	local rc=0 floor0 low
+
+	reset_paths || return 1
+	fab_exec_host 1 "$MRC" pathset set "$H2_ADDR"/128 min-active 3 || return 1
+	floor0=$(mib RetireAtFloor)
+	start || { echo "the transfer did not start"; return 1; }
+	fab_link_qdisc 1 2 up netem loss 100%
+	fab_link_qdisc 1 3 up netem loss 100%
+	wait_for 60 mib_above RetireAtFloor "$floor0" ||
+		{ echo "RetireAtFloor did not rise"; rc=1; }
+	echo "paths 2 and 3 at the floor: $(path_state 2), $(path_state 3)"
+	fab_link_shape 1 2 up "$LINK_RATE"
+	fab_link_shape 1 3 up "$LINK_RATE"
+	finish || rc=1
+	stop_monitor
+	low=$(min_good_seen)
+	echo "RetireAtFloor $floor0 -> $(mib RetireAtFloor), fewest good paths $low"
+	[ "$low" -ge 3 ] || { echo "only $low paths were good: below min-active"; rc=1; }
+	seen_event "[23]" good assumed-bad loss ||
+		{ echo "neither broken path was retired"; rc=1; }
+	return "$rc"
+}
+
+# Every path blackholed for longer than the connection's outage timeout
+# (MRC_OUTAGE_TIMEOUT, from mrcperf --outage): the sender fails with
+# ETIMEDOUT. Meanwhile the namespace sends no more probes than probe_rate
+# (lowered to 5 a second for this) allows: at most rate * (seconds + 2),
+# a refill a second and one left over. Healed, the paths come back.
+test_outage_timeout() {
+	local rc=0 k crc rate0 to0 out0 probes0 probes t0 t1 bound
+	local param=/sys/module/mrc/parameters/probe_rate rate=5
+
+	reset_paths || return 1
+	rate0=$(cat "$param")
+	to0=$(mib ConnTimeout)
+	out0=$(mib Outages)
+	start --outage 2000 || { echo "the transfer did not start"; return 1; }
+	echo "$rate" > "$param"
+	t0=$(date +%s%N)
+	probes0=$(mib OutProbes)
+	# Blackholes, not links down: probes must leave to be counted.
+	for k in $(seq 1 "$K"); do
+		fab_link_qdisc 1 "$k" up netem loss 100%
+	done
+	wait_for 120 gone "$CLIENT_PID"
+	wait "$CLIENT_PID"
+	crc=$?
+	probes=$(mib OutProbes)
+	t1=$(date +%s%N)
+	echo "$rate0" > "$param"
+	for k in $(seq 1 "$K"); do
+		fab_link_shape 1 "$k" up "$LINK_RATE"
+	done
+	kill "$SERVER_PID" 2>/dev/null
+	wait "$SERVER_PID" 2>/dev/null
+	grep -Ev '^\[ *[0-9]+\] +[0-9]' "$tmp/client.log" | sed 's/^/client: /'
+	[ "$crc" -ne 0 ] || { echo "the client did not fail"; rc=1; }
+	grep -q "Connection timed out" "$tmp/client.log" ||
+		{ echo "the client did not fail with ETIMEDOUT"; rc=1; }
+	echo "ConnTimeout $to0 -> $(mib ConnTimeout), Outages $out0 -> $(mib Outages)"
+	mib_above ConnTimeout "$to0" || { echo "ConnTimeout did not rise"; rc=1; }
+	mib_above Outages "$out0" || { echo "Outages did not rise"; rc=1; }
+	bound=$((rate * ((t1 - t0) / 1000000000 + 3)))
+	echo "probes sent in $(((t1 - t0) / 1000000)) ms: $((probes - probes0)), at most $bound"
+	[ $((probes - probes0)) -le "$bound" ] ||
+		{ echo "more probes than probe_rate allows"; rc=1; }
+	# Unlimited, 4 paths probed every 10 to 100 ms would send more: the
+	# limit was what held them back.
+	[ $((probes - probes0)) -ge "$rate" ] ||
+		{ echo "too few probes to tell whether the limit holds"; rc=1; }
+	for k in $(seq 1 "$K"); do
+		wait_for 60 state_is "$k" good || { echo "path $k: $(path_state "$k")"; rc=1; }
+	done
+	stop_monitor
 	return "$rc"
 }
 
@@ -270,7 +387,7 @@ test_operator() {
 	local rc=0 moved0 moved
 
 	reset_paths || return 1
-	moved0=$(fab_exec_host 1 awk '$1 == "PathMoved" { print $2 }' /proc/net/mrc_stat)
+	moved0=$(mib PathMoved)
 	start || { echo "the transfer did not start"; return 1; }
 	fab_exec_host 1 "$MRC" path del "$H2_ADDR"/128 id 3 || rc=1
 	fab_exec_host 1 "$MRC" path set "$H2_ADDR"/128 id 2 state denied || rc=1
@@ -279,7 +396,7 @@ test_operator() {
 	# From good, or from assumed-bad if a loss came first.
 	grep -aqE "id 2 [a-z-]+ -> denied \(operator\)" "$tmp/monitor" ||
 		{ echo "no operator event for path 2"; rc=1; }
-	moved=$(fab_exec_host 1 awk '$1 == "PathMoved" { print $2 }' /proc/net/mrc_stat)
+	moved=$(mib PathMoved)
 	echo "PathMoved $moved0 -> $moved"
 	return "$rc"
 }
@@ -294,7 +411,7 @@ if [ ! -x "$MRCPERF" ] || [ ! -x "$MRC" ]; then
 	exit "$KSFT_FAIL"
 fi
 
-ktap_begin 8
+ktap_begin 10
 echo "# seed $SEED (MRC_SEED=$SEED repeats it)"
 if ! fab_up 2 "$K"; then
 	echo "# the fabric could not be built"
@@ -304,9 +421,11 @@ H2_ADDR=$(fab_host_addr 2)
 run_test "sender-side spine link down, then up" test_sender_link
 run_test "receiver-side spine link down, then up" test_receiver_link
 run_test "one-way blackhole, then healed" test_blackhole
-run_test "a spine rebooted: links and routes gone, then back" test_spine_reboot
+run_test "a spine rebooted: links deleted and created anew, routes re-added" test_spine_reboot
 run_test "a link flapping 20 times" test_flap
 run_test "gray failure: 3% loss on one path" test_gray
 run_test "every path down for 2 s, then back" test_all_down
 run_test "operator deletes one path and denies another" test_operator
+run_test "min-active 3 of 4: two paths broken, one retired, the floor holds" test_min_active
+run_test "every path down past MRC_OUTAGE_TIMEOUT: ETIMEDOUT, probes within probe_rate" test_outage_timeout
 ktap_end
