@@ -61,11 +61,14 @@ int mrc_fuzz_one(const u8 *data, size_t size)
 		u32 plen = size - off - hl, msn_ahead = be32toh(d->msn);
 
 		/* Accepted fields put the payload inside a message within
-		 * MRC_MSG_MAX: the reassembly relies on nothing else.
+		 * MRC_MSG_MAX: the reassembly relies on nothing else. A
+		 * packet short of the MSS ends its message, which bounds the
+		 * packets (and memory) a message can take.
 		 */
 		if (mrc_data_fields_ok(mlen, moff, plen, FUZZ_MSS, msn_ahead) &&
 		    ((u64)moff + plen > mlen || mlen > MRC_MSG_MAX ||
-		     plen > FUZZ_MSS || msn_ahead >= MRC_WND || (!plen && mlen)))
+		     plen > FUZZ_MSS || msn_ahead >= MRC_WND || (!plen && mlen) ||
+		     (plen != FUZZ_MSS && moff + plen != mlen)))
 			abort();
 	}
 	return 0;
