@@ -26,6 +26,7 @@ static void usage(FILE *f, bool full)
 		"               [--pingpong] [--verify] [-j] [--tcp | --mptcp] [--timeout S]\n"
 		"               [--seed N] [--hold FILE] [--start FILE]\n"
 		"Both:  [--family N] (default $MRC_FAMILY, else %d) [--outage MS]\n"
+		"       [--buf SIZE]\n"
 		"Server: [--ready FILE] [--stall FILE]\n",
 		AF_MRC);
 	if (!full) {
@@ -52,6 +53,8 @@ static void usage(FILE *f, bool full)
 		"      --timeout S       SO_RCVTIMEO and SO_SNDTIMEO (default %g s)\n"
 		"      --seed N          content seed (default 1)\n"
 		"      --family N        address family number of AF_MRC\n"
+		"      --buf SIZE        SO_SNDBUF and SO_RCVBUF of every socket (the\n"
+		"                        kernel doubles them), suffix K or M\n"
 		"      --outage MS       MRC_OUTAGE_TIMEOUT: how long a connection with\n"
 		"                        every path broken waits before ETIMEDOUT\n"
 		"                        (default net.mrc.outage_timeout_ms)\n"
@@ -157,6 +160,7 @@ enum {
 	OPT_START,
 	OPT_STALL,
 	OPT_OUTAGE,
+	OPT_BUF,
 	OPT_NR,
 };
 
@@ -183,6 +187,7 @@ static const struct option long_opts[] = {
 	{ "start", required_argument, NULL, OPT_START },
 	{ "stall", required_argument, NULL, OPT_STALL },
 	{ "outage", required_argument, NULL, OPT_OUTAGE },
+	{ "buf", required_argument, NULL, OPT_BUF },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -316,6 +321,10 @@ static void parse_opts(struct mrcperf_opts *o, int argc, char **argv)
 				usage_error("bad outage timeout \"%s\": 1 to 86400000 ms",
 					    optarg);
 			o->outage_ms = v;
+			break;
+		case OPT_BUF:
+			if (!parse_size(optarg, &o->buf))
+				usage_error("bad buffer size \"%s\": 1 to 4M bytes", optarg);
 			break;
 		case 'h':
 			usage(stdout, true);

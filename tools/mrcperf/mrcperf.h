@@ -80,6 +80,7 @@ enum mrcperf_mode {
  *	file exists, so that receive buffers fill
  * @outage_ms: --outage, MRC_OUTAGE_TIMEOUT of every MRC connection; 0 keeps
  *	the namespace's default
+ * @buf: --buf, SO_SNDBUF and SO_RCVBUF of every socket; 0 keeps the defaults
  */
 struct mrcperf_opts {
 	bool server;
@@ -103,6 +104,7 @@ struct mrcperf_opts {
 	const char *start;
 	const char *stall;
 	u32 outage_ms;
+	u32 buf;
 };
 
 /**

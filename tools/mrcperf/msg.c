@@ -45,6 +45,23 @@ void io_error(char *err, size_t len, const char *what, double timeout)
 		snprintf(err, len, "%s: %s", what, strerror(e));
 }
 
+/* --buf: SO_SNDBUF and SO_RCVBUF of a new socket (children inherit them). */
+static int sock_set_bufs(int fd, const struct mrcperf_opts *o, char *err,
+			 size_t len)
+{
+	int v = o->buf;
+
+	if (!o->buf)
+		return fd;
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof(v)) ||
+	    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v))) {
+		snprintf(err, len, "SO_SNDBUF/SO_RCVBUF %d: %s", v, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 int sock_open(const struct mrcperf_opts *o, char *err, size_t len)
 {
 	int fd;
@@ -55,13 +72,13 @@ int sock_open(const struct mrcperf_opts *o, char *err, size_t len)
 		if (fd < 0)
 			snprintf(err, len, "socket(AF_INET6, SOCK_STREAM%s): %s",
 				 o->mptcp ? ", IPPROTO_MPTCP" : "", strerror(errno));
-		return fd;
+		return fd < 0 ? fd : sock_set_bufs(fd, o, err, len);
 	}
 	fd = socket(o->family, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		snprintf(err, len, "socket(AF_MRC=%d, SOCK_SEQPACKET): %s%s", o->family,
 			 strerror(errno), errno == EAFNOSUPPORT ? " (is mrc.ko loaded?)" : "");
-	return fd;
+	return fd < 0 ? fd : sock_set_bufs(fd, o, err, len);
 }
 
 /* The socket address for @sin6 in the family of the run. */

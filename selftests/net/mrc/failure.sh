@@ -61,7 +61,7 @@ state_is() {
 
 # mib NAME: host 1's counter NAME (/proc/net/mrc_stat).
 mib() {
-	fab_exec_host 1 awk -v n="$1" '$1 == n { print $2 }' /proc/net/mrc_stat
+	mrc_mib "$(fab_ns_host 1)" "$1"
 }
 
 mib_above() {

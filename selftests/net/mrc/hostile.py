@@ -4,8 +4,8 @@
 
 hostile.py --phase active|idle --results FILE --template FILE
            --h1-ns NS --h2-ns NS --h2-addr ADDR
-           --listen-port PORT --trim-dscp DSCP [--timeout S]
-           [--ready FILE]
+           --listen-port PORT --trim-dscp DSCP --probe-rate N
+           [--timeout S] [--ready FILE]
 
 Runs in the namespace of the spine between host 1 (the sender of a live
 transfer) and host 2 (its receiver), whose links are the interfaces h1
@@ -38,51 +38,12 @@ import sys
 import time
 
 import trim_tool
+from mrc_pkt import (ACK, DATA, HDR, HDR_LEN, MRC_PORT, MSG_MAX, VERSION,
+                     WND, ack, data, hdr, nack, probe, rst, syn)
 from scapy.all import (Ether, IPv6, IPv6ExtHdrSegmentRouting, Raw, UDP,
                        conf, sendp, sniff)
 
-MRC_PORT = 4797
-VERSION = 1
-DATA, ACK, NACK, SYN, SYNACK, FIN, RST, PROBE, PROBE_REPLY = range(1, 10)
-HDR = struct.Struct("!BBHIIHH")          # version type flags dcid scid ev plen
-HDR_LEN = {DATA: 36, ACK: 68, NACK: 24, SYN: 40, SYNACK: 40, FIN: 20,
-           RST: 20, PROBE: 24, PROBE_REPLY: 24}
-MSG_MAX = 4 << 20
-U32 = 0xffffffff
-WND = 256
-
 conf.verb = 0
-
-
-def hdr(typ, dcid, scid, ev=0, plen=0, flags=0, version=VERSION):
-    return HDR.pack(version, typ, flags, dcid, scid, ev, plen)
-
-
-def data(dcid, scid, psn, msn, off, mlen, payload, plen=None, ev=1):
-    return (hdr(DATA, dcid, scid, ev, len(payload) if plen is None else plen)
-            + struct.pack("!IIIII", psn & U32, msn & U32, off, mlen, 0)
-            + payload)
-
-
-def ack(dcid, scid, cum, sack=(0, 0, 0, 0), ev_echo=1, rwnd=1 << 20):
-    return (hdr(ACK, dcid, scid) + struct.pack("!I", cum & U32)
-            + struct.pack("!4Q", *sack)
-            + struct.pack("!HHIII", ev_echo, 0, rwnd, 0, 0))
-
-
-def nack(dcid, scid, psn, reason=1, ev=1):
-    return hdr(NACK, dcid, scid) + struct.pack("!IHBB", psn & U32, ev, reason,
-                                               0)
-
-
-def syn(scid, sport, dport):
-    return (hdr(SYN, 0, scid)
-            + struct.pack("!HHIIHHII", sport, dport, random.getrandbits(32),
-                          1 << 20, 1400, 0, 0, 0))
-
-
-def rst(dcid, scid):
-    return hdr(RST, dcid, scid) + struct.pack("!I", 1)
 
 
 def mrc_of(pkt):
@@ -247,6 +208,15 @@ class Attack:
         # back, freeing room: most of the flood, not all, overflows.
         self.case("a handshake flood on a listener with backlog 16", "h2",
                   frames, {"DropListenOverflow": 250})
+        n, rate, t0 = 200, self.a.probe_rate, time.time()
+        # The replies go to the spoofed source (the peer), which drops
+        # them: they answer nothing it sent.
+        self.case("a flood of PROBEs (replies rate-limited)", "h2",
+                  [t.make(probe(1, random.getrandbits(32) | 1))
+                   for _ in range(n)], {"InProbes": n, "DropProbeRate": 1},
+                  lambda d: d.get("OutProbeReplies", 0)
+                  + d.get("DropProbeRate", 0) == d.get("InProbes", 0) and
+                  d.get("OutProbeReplies", 0) <= rate * (time.time() - t0 + 2))
         pl = full
         for name, srh, want in (
             ("an SRH whose last entry is not this host",
@@ -258,7 +228,11 @@ class Attack:
              {"DropBadSrh": 10}),
             ("an SRH with segments_left beyond its list (IPv6 drops it)",
              IPv6ExtHdrSegmentRouting(addresses=[self.a.h2_addr],
-                                      segleft=5), {"Ip6InHdrErrors": 10})):
+                                      segleft=5), {"Ip6InHdrErrors": 10}),
+            ("an SRH whose length runs past the packet (IPv6 drops it)",
+             IPv6ExtHdrSegmentRouting(addresses=[self.a.h2_addr],
+                                      segleft=0, len=255),
+             {"Ip6InHdrErrors": 10})):
             self.case(name, "h2", [t.make(pl, srh=srh.copy())
                                    for _ in range(10)], want)
 
@@ -280,7 +254,9 @@ class Attack:
                data(h2, h1, p, self.msn, 200, 100, bytes(100)),
                data(h2, h1, p, self.msn, 50, 100, bytes(100)),
                data(h2, h1, p, self.msn, 0, 100, bytes(100), plen=50),
-               data(h2, h1, p, self.msn + (1 << 30), 0, 100, bytes(100))]
+               data(h2, h1, p, self.msn + (1 << 30), 0, 100, bytes(100)),
+               # Short of the MSS without ending its message.
+               data(h2, h1, p, self.msn, 0, 1000, bytes(10))]
         self.case("message lengths, offsets and numbers outside the message",
                   "h2", [t.make(b) for b in bad], {"DropBadMsg": len(bad)})
         self.case("a trimmed DSCP on a full packet (not delivered: NACKed)",
@@ -395,6 +371,8 @@ def main():
     ap.add_argument("--h2-addr", required=True)
     ap.add_argument("--listen-port", type=int, required=True)
     ap.add_argument("--trim-dscp", type=int, required=True)
+    ap.add_argument("--probe-rate", type=int, required=True,
+                    help="the victim's probe_rate: replies a second")
     ap.add_argument("--timeout", type=float, default=30)
     ap.add_argument("--ready", help="active phase: the file to create once "
                     "the capture that learns the connection is open")

@@ -13,8 +13,9 @@
 # diagnostics). Then the transfer must complete byte-identical, and the
 # MRC slab objects return to what they were before, once the handshake
 # flood's half-open connections have timed out. The guest log is checked
-# by the harness. rst_rate is lowered to 10 for the run, so that the RSTs
-# for unknown connection ids are seen to be limited.
+# by the harness. rst_rate and probe_rate are lowered to 10 for the run,
+# so that the RSTs for unknown connection ids and the replies to a flood
+# of PROBEs are seen to be limited.
 
 # Test functions run through run_test, which shellcheck cannot follow.
 # shellcheck disable=SC2317
@@ -28,8 +29,10 @@ LINK_RATE=${LINK_RATE:-20mbit}
 PORT=7701
 LISTEN_PORT=7700
 RST_RATE=/sys/module/mrc/parameters/rst_rate
+PROBE_RATE=/sys/module/mrc/parameters/probe_rate
 tmp=$(mktemp -d)
 old_rst_rate=$(cat "$RST_RATE")
+old_probe_rate=$(cat "$PROBE_RATE")
 
 ACTIVE_CASES=(
 	"truncated headers, every length from 0 to the full header"
@@ -39,9 +42,11 @@ ACTIVE_CASES=(
 	"unknown connection ids (RSTs rate-limited)"
 	"resets with guessed ids"
 	"a handshake flood on a listener with backlog 16"
+	"a flood of PROBEs (replies rate-limited)"
 	"an SRH whose last entry is not this host"
 	"an SRH whose last entry index is beyond its list"
 	"an SRH with segments_left beyond its list (IPv6 drops it)"
+	"an SRH whose length runs past the packet (IPv6 drops it)"
 )
 IDLE_CASES=(
 	"PSNs beyond the window"
@@ -56,6 +61,7 @@ IDLE_CASES=(
 
 cleanup() {
 	echo "$old_rst_rate" > "$RST_RATE"
+	echo "$old_probe_rate" > "$PROBE_RATE"
 	fab_cleanup
 	rm -rf "$tmp"
 }
@@ -73,6 +79,7 @@ attack() {
 		--h2-addr "$(fab_host_addr 2)" \
 		--listen-port "$LISTEN_PORT" \
 		--trim-dscp "$(fab_exec_host 2 sysctl -n net.mrc.trim_dscp)" \
+		--probe-rate "$(cat "$PROBE_RATE")" \
 		--timeout "$(slow_limit 30)" "$@" >> "$tmp/attack.log" 2>&1
 }
 
@@ -88,6 +95,7 @@ run_all() {
 	done
 	fab_paths 1 2 && fab_paths 2 1 || return 1
 	echo 10 > "$RST_RATE"
+	echo 10 > "$PROBE_RATE"
 	fab_exec_host 2 "$MRC_BIN"/mrc_hold -l "$LISTEN_PORT" -b 16 -r "$tmp/listening" &
 	lpid=$!
 	wait_ready "$lpid" "$tmp/listening" || return 1

@@ -170,14 +170,25 @@ ns_del() {
 	return 0
 }
 
-# Objects in use in the MRC socket slab cache; 0 when the cache is gone.
-# SLUB counts every object of a per-CPU slab as in use, so shrink first to
-# flush those. The guest boots with slab_nomerge, so the cache is its own.
+# mrc_mib NS NAME: the MRC counter NAME of network namespace NS.
+mrc_mib() {
+	# shellcheck disable=SC2016 # awk's own $1 and $2
+	ip netns exec "$1" awk -v c="$2" '$1 == c { print $2 }' /proc/net/mrc_stat
+}
+
+# Objects in use in the module's slab caches: MRC (the sockets) and
+# mrc_cpaths (the connections' paths); 0 when they are gone. SLUB counts
+# every object of a per-CPU slab as in use, so shrink first to flush
+# those. The guest boots with slab_nomerge, so each cache is its own.
 mrc_slab_objects() {
-	if [ -w /sys/kernel/slab/MRC/shrink ]; then
-		echo 1 > /sys/kernel/slab/MRC/shrink
-	fi
-	awk '$1 == "MRC" { print $2; found = 1 } END { if (!found) print 0 }' /proc/slabinfo
+	local c
+
+	for c in MRC mrc_cpaths; do
+		if [ -w "/sys/kernel/slab/$c/shrink" ]; then
+			echo 1 > "/sys/kernel/slab/$c/shrink"
+		fi
+	done
+	awk '$1 == "MRC" || $1 == "mrc_cpaths" { n += $2 } END { print n + 0 }' /proc/slabinfo
 }
 
 mrc_loaded() {

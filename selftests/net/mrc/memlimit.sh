@@ -15,6 +15,9 @@
 #  - the same with a low limit on the sender: its queued data stays within
 #    the limit plus one message a connection, its senders wait
 #    (SendMemLimit), and every message arrives intact;
+#  - one connection with SO_SNDBUF and SO_RCVBUF of 128 KB (mrcperf --buf)
+#    to a stalled reader: each side holds its buffer and one message at
+#    most, though 2 MB are sent;
 #  - after each run, nothing is left charged.
 # The samples of /proc/net/mrc_sockstat are taken every 50 ms, from the
 # stall until the end of the transfer.
@@ -53,18 +56,13 @@ mem() {
 	ip netns exec "$1" awk '$1 == "MRC:" { print $3 }' /proc/net/mrc_sockstat
 }
 
-# mib NS NAME: a counter of NS.
-mib() {
-	# shellcheck disable=SC2016 # awk's own $1 and $2
-	ip netns exec "$1" awk -v c="$2" '$1 == c { print $2 }' /proc/net/mrc_stat
-}
 
 mem_at_least() {
 	[ "$(mem "$1")" -ge "$2" ]
 }
 
 mib_positive() {
-	[ "$(mib "$1" "$2")" -gt 0 ]
+	[ "$(mrc_mib "$1" "$2")" -gt 0 ]
 }
 
 nothing_charged() {
@@ -88,7 +86,8 @@ peak() {
 	sort -n "$1" | tail -n 1
 }
 
-# stalled_run PORT WAIT-COMMAND...: a --verify transfer of CONNS connections
+# stalled_run PORT WAIT-COMMAND...: a --verify transfer of RUN_CONNS
+# (default CONNS) connections, with RUN_ARGS (mrcperf options of both ends)
 # to a server that reads nothing until WAIT-COMMAND succeeds, one more
 # second has passed, and the go is given. Samples of both sides go to
 # $tmp/a and $tmp/b. Passes if both ends exit 0 and nothing stays charged.
@@ -102,13 +101,16 @@ stalled_run() {
 	apid=$!
 	sample "$B" "$tmp/b" &
 	bpid=$!
+	# shellcheck disable=SC2086 # RUN_ARGS are words
 	ip netns exec "$B" "$MRCPERF" -s -1 -B "$MRC_ADDR_B" -p "$port" --timeout "$limit" \
-		--ready "$tmp/ready" --stall "$tmp/go" > "$tmp/server.log" 2>&1 &
+		--ready "$tmp/ready" --stall "$tmp/go" ${RUN_ARGS:-} > "$tmp/server.log" 2>&1 &
 	spid=$!
 	wait_ready "$spid" "$tmp/ready" || rc=1
 	if [ "$rc" -eq 0 ]; then
-		ip netns exec "$A" "$MRCPERF" -c "$MRC_ADDR_B" -p "$port" -P "$CONNS" \
-			-l "$SIZE" -n "$COUNT" --verify --seed "$SEED" --timeout "$limit" \
+		# shellcheck disable=SC2086
+		ip netns exec "$A" "$MRCPERF" -c "$MRC_ADDR_B" -p "$port" \
+			-P "${RUN_CONNS:-$CONNS}" -l "$SIZE" -n "$COUNT" --verify \
+			--seed "$SEED" --timeout "$limit" ${RUN_ARGS:-} \
 			> "$tmp/client.log" 2>&1 &
 		cpid=$!
 		wait_for 30 "$@" || rc=1
@@ -171,14 +173,14 @@ test_control() {
 test_receiver_limit() {
 	local drops nacks rc=0
 
-	drops=$(mib "$B" DropMemLimit)
-	nacks=$(mib "$B" OutNacks)
+	drops=$(mrc_mib "$B" DropMemLimit)
+	nacks=$(mrc_mib "$B" OutNacks)
 	ip netns exec "$B" sysctl -q -w net.mrc.mem_max="$LIMIT" || return 1
 	stalled_run 7902 mem_at_least "$B" $((LIMIT * 3 / 4)) || rc=1
 	ip netns exec "$B" sysctl -q -w net.mrc.mem_max="$default_max"
 	echo "receiver peak $(peak "$tmp/b"), limit $LIMIT, bound $BOUND;" \
-		"DropMemLimit +$(($(mib "$B" DropMemLimit) - drops))," \
-		"OutNacks +$(($(mib "$B" OutNacks) - nacks))"
+		"DropMemLimit +$(($(mrc_mib "$B" DropMemLimit) - drops))," \
+		"OutNacks +$(($(mrc_mib "$B" OutNacks) - nacks))"
 	[ "$(peak "$tmp/b")" -le "$BOUND" ] || { echo "over the bound"; rc=1; }
 	return "$rc"
 }
@@ -186,14 +188,32 @@ test_receiver_limit() {
 test_sender_limit() {
 	local waits rc=0
 
-	waits=$(mib "$A" SendMemLimit)
+	waits=$(mrc_mib "$A" SendMemLimit)
 	ip netns exec "$A" sysctl -q -w net.mrc.mem_max="$LIMIT" || return 1
 	stalled_run 7903 mib_positive "$A" SendMemLimit || rc=1
 	ip netns exec "$A" sysctl -q -w net.mrc.mem_max="$default_max"
 	echo "sender peak $(peak "$tmp/a"), limit $LIMIT, bound $BOUND;" \
-		"SendMemLimit +$(($(mib "$A" SendMemLimit) - waits))"
+		"SendMemLimit +$(($(mrc_mib "$A" SendMemLimit) - waits))"
 	[ "$(peak "$tmp/a")" -le "$BOUND" ] || { echo "over the bound"; rc=1; }
-	[ "$(mib "$A" SendMemLimit)" -gt "$waits" ] || { echo "no sender waited"; rc=1; }
+	[ "$(mrc_mib "$A" SendMemLimit)" -gt "$waits" ] || { echo "no sender waited"; rc=1; }
+	return "$rc"
+}
+
+# One connection whose sockets have SO_SNDBUF and SO_RCVBUF of SOCKBUF
+# (doubled by the kernel), to a reader that stalls: each side holds no
+# more than its buffer and the one message it always takes (three times
+# its payload in true size), though the 2 MB sent would not fit.
+SOCKBUF=$((128 * 1024))
+SOCK_BOUND=$((2 * SOCKBUF + 3 * SIZE + $(nproc) * 65536))
+test_socket_buffers() {
+	local rc=0
+
+	RUN_CONNS=1 RUN_ARGS="--buf $SOCKBUF" \
+		stalled_run 7904 mem_at_least "$B" "$SOCKBUF" || rc=1
+	echo "peaks: sender $(peak "$tmp/a"), receiver $(peak "$tmp/b");" \
+		"bound $SOCK_BOUND, sent $((COUNT * SIZE))"
+	[ "$(peak "$tmp/b")" -le "$SOCK_BOUND" ] || { echo "receiver over the bound"; rc=1; }
+	[ "$(peak "$tmp/a")" -le "$SOCK_BOUND" ] || { echo "sender over the bound"; rc=1; }
 	return "$rc"
 }
 
@@ -201,10 +221,10 @@ if [ "$(id -u)" -ne 0 ]; then
 	echo "memlimit.sh needs root"
 	exit "$KSFT_SKIP"
 fi
-ktap_begin 4
+ktap_begin 5
 if ! setup; then
 	for name in "net.mrc.mem_max and /proc/net/mrc_sockstat" "control" \
-		"receiver" "sender"; do
+		"receiver" "sender" "socket buffers"; do
 		ktap_result fail "$name (setup failed)"
 	done
 	ktap_end
@@ -215,4 +235,6 @@ run_test "receiver at net.mrc.mem_max: within the bound, every byte delivered" \
 	test_receiver_limit
 run_test "sender at net.mrc.mem_max: within the bound, senders wait, every byte delivered" \
 	test_sender_limit
+run_test "SO_SNDBUF/SO_RCVBUF of 128 KB: each side within its buffer and one message" \
+	test_socket_buffers
 ktap_end

@@ -6,7 +6,10 @@
 #    CAP_NET_ADMIN: EPERM without; reading them needs nothing;
 #  - that capability counts in the user namespace owning the network
 #    namespace: the same user, root of its own user and network namespace
-#    (unshare -Urn), manages that namespace's paths, and only those;
+#    (unshare -Urn), manages that namespace's paths, and only those; root
+#    of a user namespace that does not own the network namespace
+#    (unshare -Ur) changes nothing there, nor do net.mrc sysctls yield to
+#    anyone but root;
 #  - binding an MRC port below net.ipv4.ip_unprivileged_port_start needs
 #    CAP_NET_BIND_SERVICE (EACCES), as for TCP and UDP.
 
@@ -87,6 +90,26 @@ test_own_namespace() {
 	return 0
 }
 
+# CAP_NET_ADMIN counts only in the user namespace that owns the network
+# namespace: root of a user namespace of its own (unshare -Ur) but still
+# in $NS changes nothing; net.mrc sysctls are not for nobody to write,
+# in either way.
+test_not_owner() {
+	local knob=/proc/sys/net/mrc/outage_timeout_ms before
+
+	before=$(ip netns exec "$NS" cat "$knob")
+	refused "Operation not permitted" as_nobody unshare -Ur "$MRC" path add \
+		2001:db8:7::/64 segs 2001:db8:1::7 id 7 || return 1
+	refused "Operation not permitted" as_nobody unshare -Ur "$MRC" cc set ai 4 || return 1
+	refused "Permission denied" as_nobody sh -c "echo 5000 > $knob" || return 1
+	refused "Permission denied" as_nobody unshare -Ur sh -c "echo 5000 > $knob" || return 1
+	[ "$(ip netns exec "$NS" cat "$knob")" = "$before" ] ||
+		{ echo "$knob changed"; return 1; }
+	ip netns exec "$NS" "$MRC" path show | grep -q "2001:db8:7::" &&
+		{ echo "the path was added"; return 1; }
+	return 0
+}
+
 test_low_ports() {
 	local start
 
@@ -101,9 +124,10 @@ test_low_ports() {
 	refused "Permission denied" as_nobody "$HOLD" -l 79 -x
 }
 
-ktap_begin 3
+ktap_begin 4
 setup || { echo "# setup failed"; exit "$KSFT_FAIL"; }
 run_test "changing paths and settings, and probing, need CAP_NET_ADMIN" test_changes_need_admin
 run_test "root of its own user namespace manages its own network namespace" test_own_namespace
+run_test "CAP_NET_ADMIN of a user namespace that does not own the netns: refused" test_not_owner
 run_test "MRC ports below ip_unprivileged_port_start need CAP_NET_BIND_SERVICE" test_low_ports
 ktap_end

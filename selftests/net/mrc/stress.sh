@@ -6,13 +6,14 @@
 # must be back to where it was (sockets are freed after an RCU grace
 # period and their connections after their last packet, hence the waits).
 # The guest log is checked by the harness. (rmmod refused while sockets
-# exist, and clean after, is module.sh's; a handshake flood on a
-# listener, hostile.sh's.)
+# exist, and clean after, is module.sh's.)
 #  - 10,000 cycles of socket(), bind(), close();
 #  - 1,000 connections, at most 50 at once, each killed at a random
 #    point with its data in flight: close(), abort (SO_LINGER 0),
 #    shutdown(), or left to the process's exit;
-#  - both namespaces of 8 live transfers deleted, their processes killed.
+#  - both namespaces of 8 live transfers deleted, their processes killed;
+#  - 2,000 SYNs at a listener with backlog 16 that never accepts: never
+#    more than backlog + 1 children, all gone once they time out.
 
 # Test functions run through run_test, which shellcheck cannot follow.
 # shellcheck disable=SC2317
@@ -96,8 +97,64 @@ test_namespaces_deleted() {
 	back_to_baseline
 }
 
-ktap_begin 3
+# A listener (backlog 16) that never accepts, flooded with SYNs from a
+# spoofed address that nobody owns (A sends from it with
+# ip_nonlocal_bind; B's SYNACKs to it find no neighbour), so that every
+# child made waits out its handshake: there are never more than backlog + 1
+# of them, as the sockets in use (sampled throughout the flood) and the
+# counters (SYNs that did not overflow made a child) show. Then, with
+# syn_retries lowered to 0, they go at their next SYNACK timeout, and the
+# slab is back.
+test_handshake_flood() {
+	local n=2000 port=7802 param=/sys/module/mrc/parameters/syn_retries
+	local retries syns over made peak lpid spid rc=0
+
+	ns_pair "$A" "$B" || return 1
+	ip netns exec "$A" sysctl -qw net.ipv6.ip_nonlocal_bind=1 || return 1
+	retries=$(cat "$param")
+	ip netns exec "$B" "$MRC_BIN"/mrc_hold -l "$port" -b 16 -r "$tmp/listening" &
+	lpid=$!
+	wait_ready "$lpid" "$tmp/listening" || { echo "$retries" > "$param"; return 1; }
+	syns=$(mrc_mib "$B" InSyns)
+	over=$(mrc_mib "$B" DropListenOverflow)
+	rm -f "$tmp/stop"
+	ip netns exec "$B" sh -c "while [ ! -e '$tmp/stop' ]; do
+		awk '\$1 == \"MRC\" { print \$3 }' /proc/net/protocols; sleep 0.1; done" \
+		> "$tmp/inuse" &
+	spid=$!
+	ip netns exec "$A" python3 -c 'import random, socket, sys
+sys.path.insert(0, sys.argv[1])
+from mrc_pkt import MRC_PORT, syn
+s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+s.bind(("2001:db8::99", 0))
+for _ in range(int(sys.argv[3])):
+    s.sendto(syn(random.getrandbits(32) | 1, random.randrange(1024, 65536),
+                 int(sys.argv[4])), (sys.argv[2], MRC_PORT))' \
+		"$MRC_SELFTEST_DIR" "$MRC_ADDR_B" "$n" "$port" || rc=1
+	sleep 1
+	touch "$tmp/stop"
+	wait "$spid"
+	syns=$(($(mrc_mib "$B" InSyns) - syns))
+	over=$(($(mrc_mib "$B" DropListenOverflow) - over))
+	made=$((syns - over))
+	peak=$(sort -n "$tmp/inuse" | tail -n 1)
+	echo "$n SYNs sent, $syns received, $over overflowed, $made children made;" \
+		"at most $peak MRC sockets in use (the listener and its children)"
+	echo 0 > "$param"
+	kill "$lpid"
+	wait "$lpid" 2>/dev/null
+	[ "$syns" -ge $((n / 2)) ] || { echo "too few SYNs arrived"; rc=1; }
+	[ "$made" -le 17 ] || { echo "more than backlog + 1 children"; rc=1; }
+	[ "${peak:-99}" -le 18 ] || { echo "more than backlog + 1 children in use"; rc=1; }
+	ns_del "$A" "$B"
+	back_to_baseline || rc=1
+	echo "$retries" > "$param"
+	return "$rc"
+}
+
+ktap_begin 4
 run_test "10,000 socket/bind/close cycles" test_socket_cycles
 run_test "1,000 connections killed at random with data in flight" test_connection_churn
 run_test "namespaces deleted under 8 live transfers" test_namespaces_deleted
+run_test "a handshake flood: never more than backlog + 1 children" test_handshake_flood
 ktap_end
