@@ -273,7 +273,8 @@ struct mrc_net {
 };
 
 /**
- * struct mrc_cpath - one path as a connection uses it
+ * struct mrc_cpath - one path as a connection uses it: what every
+ *	connection needs to send on it, control packets included
  * @path: the path of a configured set, with a reference; NULL in an
  *	automatic set
  * @dst: cached route, valid while @dst_cookie checks
@@ -282,23 +283,44 @@ struct mrc_net {
  * @flowlabel: IPv6 flow label (network order): the path's entropy
  * @id: the EV
  * @unfit: its SRH does not fit the connection's packet size; unused
+ * @bad_count: automatic paths only: retirements in a row, for backoff
+ * @credit: packets acknowledged without CE since the path was last
+ *	chosen for one, at most %MRC_CREDIT_MAX
+ * @ecn_until_us: the path is avoided until then after a CE mark
+ * @bad_until_us: automatic paths only: retired after a loss until then
+ *
+ * Written under the socket lock. The state of sending DATA on the path is
+ * apart, in &struct mrc_cpstate, which a connection only has once it
+ * sends data.
+ */
+struct mrc_cpath {
+	struct mrc_path *path;
+	struct dst_entry *dst;
+	u32 dst_cookie;
+	__be16 sport;
+	u16 id;
+	__be32 flowlabel;
+	bool unfit;
+	u8 bad_count;
+	u8 credit;
+	u32 ecn_until_us;
+	u32 bad_until_us;
+};
+
+/**
+ * struct mrc_cpstate - the DATA a connection sent on one of its paths
  * @srtt_us: smoothed RTT (0: no sample yet)
  * @rttvar_us: RTT variation
  * @min_rtt_us: smallest RTT seen
  * @inflight: packets whose latest transmission took this path, not yet
  *	delivered or declared lost
  * @ecn_frac: EWMA of the fraction of ACKs echoing CE, in 1/1024
- * @ecn_until_us: the path is avoided until then after a CE mark
  * @last_send_us: time of the latest transmission on the path
  * @last_ack_us: time of the latest acknowledgment of a packet sent on it
  * @rack_xmit_us: send time of the latest-sent packet on it delivered
  * @rack_rtt_us: RTT of that packet
  * @loss_recover: a loss on this path reduces the window again only once
  *	&mrc_sock.snd_una passes this PSN
- * @bad_until_us: automatic paths only: retired after a loss until then
- * @bad_count: automatic paths only: retirements in a row, for backoff
- * @credit: packets acknowledged without CE since the path was last
- *	chosen for one, at most %MRC_CREDIT_MAX
  * @undo: this connection retired the path, and proof that the packet
  *	whose loss did it arrived would undo that (mrc_cp_undo())
  * @undo_psn: the PSN of that packet
@@ -311,33 +333,21 @@ struct mrc_net {
  * @ecn: ACKs echoing CE for it
  * @trims: NACKs for trimmed packets sent on it
  * @losses: packets declared lost on it
- * @probes: probes sent on it
  *
  * Written under the socket lock. Netlink dumps read it under RCU with
  * READ_ONCE(), one field at a time.
  */
-struct mrc_cpath {
-	struct mrc_path *path;
-	struct dst_entry *dst;
-	u32 dst_cookie;
-	__be16 sport;
-	__be32 flowlabel;
-	u16 id;
-	bool unfit;
+struct mrc_cpstate {
 	u32 srtt_us;
 	u32 rttvar_us;
 	u32 min_rtt_us;
 	u32 inflight;
 	u32 ecn_frac;
-	u32 ecn_until_us;
 	u32 last_send_us;
 	u32 last_ack_us;
 	u32 rack_xmit_us;
 	u32 rack_rtt_us;
 	u32 loss_recover;
-	u32 bad_until_us;
-	u8 bad_count;
-	u8 credit;
 	bool undo;
 	u32 undo_psn;
 	u32 undo_tsval;
@@ -349,7 +359,6 @@ struct mrc_cpath {
 	u64 ecn;
 	u64 trims;
 	u64 losses;
-	u64 probes;
 };
 
 /**
@@ -368,6 +377,10 @@ struct mrc_cpath {
  * @last: entry the latest packet took
  * @burst_left: packets still to put on @last before choosing again
  * @explore: choices since the latest one that ignored credits
+ * @st: the state of sending on each entry of @p, in the same order;
+ *	NULL until the connection first sends DATA (mrc_cp_start()), so
+ *	that a connection that never does, idle or only receiving, does
+ *	not hold it. Freed with the array.
  * @p: the paths, in the set's order (by id)
  */
 struct mrc_cpaths {
@@ -384,6 +397,7 @@ struct mrc_cpaths {
 	u16 last;
 	u16 burst_left;
 	u16 explore;
+	struct mrc_cpstate __rcu *st;
 	struct mrc_cpath p[];
 };
 

@@ -158,12 +158,12 @@ void mrc_cc_on_loss(struct sock *sk, u32 pidx)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
 	struct mrc_cpaths *cps = mrc_cps(msk);
-	struct mrc_cpath *cp = &cps->p[pidx];
+	struct mrc_cpstate *cs = &mrc_cp_sts(msk)[pidx];
 	u32 i, n = 0;
 
-	if (cp->loss_recover && mrc_before(msk->snd_una, cp->loss_recover))
+	if (cs->loss_recover && mrc_before(msk->snd_una, cs->loss_recover))
 		return;
-	cp->loss_recover = msk->snd_nxt ?: 1;
+	cs->loss_recover = msk->snd_nxt ?: 1;
 	for (i = 0; i < cps->nr; i++)
 		if (mrc_cp_usable(&cps->p[i]))
 			n++;

@@ -461,7 +461,7 @@ static void mrc_rcv_ack(struct sock *sk, struct sk_buff *skb)
 
 				mrc_cp_on_rtt(sk, p, rtt);
 				if (!base)
-					base = mrc_cps(msk)->p[p].min_rtt_us;
+					base = mrc_cp_sts(msk)[p].min_rtt_us;
 				delay = rtt > base ? rtt - base : 0;
 			}
 		}

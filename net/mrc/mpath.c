@@ -35,8 +35,8 @@ static void mrc_cp_entropy(struct mrc_cpath *cp, u32 salt)
 }
 
 /* Entries of the path arrays that come from mrc_cpaths_cache: the default
- * auto_paths. kmalloc() would round the 2.6 KB of 16 entries up to 4 KB,
- * in every connection of an automatic set.
+ * auto_paths. kmalloc() would round the 696 bytes of 16 entries up to
+ * 1 KB, in every connection of an automatic set.
  */
 #define MRC_CPATHS_CACHED	16
 
@@ -47,7 +47,7 @@ static struct mrc_cpaths *mrc_cp_alloc(u32 nr, gfp_t gfp)
 	size_t size = struct_size_t(struct mrc_cpaths, p, nr);
 	struct mrc_cpaths *cps;
 
-	if (nr <= MRC_CPATHS_CACHED && size > SZ_2K) {
+	if (nr <= MRC_CPATHS_CACHED && size > SZ_512) {
 		cps = kmem_cache_zalloc(mrc_cpaths_cache, gfp);
 		if (cps)
 			cps->cached = true;
@@ -58,6 +58,7 @@ static struct mrc_cpaths *mrc_cp_alloc(u32 nr, gfp_t gfp)
 
 static void mrc_cp_free(struct mrc_cpaths *cps)
 {
+	kvfree(rcu_dereference_protected(cps->st, true));
 	if (cps->cached)
 		kmem_cache_free(mrc_cpaths_cache, cps);
 	else
@@ -86,19 +87,26 @@ void mrc_mpath_exit(void)
 	kmem_cache_destroy(mrc_cpaths_cache);
 }
 
+static struct mrc_cpstate *mrc_cp_st_alloc(u32 nr, gfp_t gfp)
+{
+	return kvcalloc(nr, sizeof(struct mrc_cpstate), gfp);
+}
+
 static u32 mrc_cp_srh_len(const struct mrc_path *p)
 {
 	return p && p->opt ? p->opt->opt_nflen : 0;
 }
 
 /* The paths to @daddr as they are now, carrying over the state of the
- * paths @old shares with them. Tries again if the sets change meanwhile.
+ * paths @old shares with them (and its sending state, if it has one).
+ * Tries again if the sets change meanwhile.
  */
 static struct mrc_cpaths *mrc_cp_build(struct net *net,
 				       const struct in6_addr *daddr,
 				       struct mrc_cpaths *old, u32 salt,
 				       gfp_t gfp)
 {
+	struct mrc_cpstate *ost, *st = NULL;
 	struct mrc_net *mn = mrc_net(net);
 	struct mrc_pathset *set;
 	struct mrc_cpaths *cps;
@@ -125,6 +133,16 @@ static struct mrc_cpaths *mrc_cp_build(struct net *net,
 	}
 	if (!cps)
 		return NULL;
+	ost = old ? rcu_dereference_protected(old->st, true) : NULL;
+	if (ost) {
+		st = mrc_cp_st_alloc(nr, gfp);
+		if (!st) {
+			rcu_read_unlock();
+			mrc_cp_free(cps);
+			return NULL;
+		}
+		RCU_INIT_POINTER(cps->st, st);
+	}
 
 	cps->gen = gen;
 	cps->nr = nr;
@@ -157,6 +175,8 @@ static struct mrc_cpaths *mrc_cp_build(struct net *net,
 			*cp = old->p[j];
 			old->p[j].dst = NULL;
 			cp->path = path;
+			if (st)
+				st[i] = ost[j];
 		}
 		cp->unfit = mrc_cp_srh_len(path) > cps->srh_room;
 		mrc_cp_entropy(cp, salt);
@@ -206,6 +226,30 @@ int mrc_cp_init(struct sock *sk, gfp_t gfp)
 }
 
 /**
+ * mrc_cp_start() - give the connection's paths their sending state
+ * @sk: the socket, locked, with its paths (mrc_cp_init())
+ * @gfp: allocation flags
+ *
+ * Before its first DATA: a connection that never sends any (idle, or
+ * only receiving) does without, 120 bytes a path.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int mrc_cp_start(struct sock *sk, gfp_t gfp)
+{
+	struct mrc_cpaths *cps = mrc_cps(mrc_sk(sk));
+	struct mrc_cpstate *st;
+
+	if (rcu_access_pointer(cps->st))
+		return 0;
+	st = mrc_cp_st_alloc(cps->nr, gfp);
+	if (!st)
+		return -ENOMEM;
+	rcu_assign_pointer(cps->st, st);
+	return 0;
+}
+
+/**
  * mrc_cp_destroy() - release the paths of a socket
  * @sk: the socket, no longer used by anything else
  */
@@ -218,25 +262,25 @@ void mrc_cp_destroy(struct sock *sk)
  * the peer may hold an ACK (ack_delay_us rounded up, and a jiffy for the
  * timer), since its RTT samples leave that out.
  */
-static u32 mrc_cp_rto(const struct mrc_cpath *cp)
+static u32 mrc_cp_rto(const struct mrc_cpstate *cs)
 {
 	u32 g = jiffies_to_usecs(1);
 
-	if (!cp->srtt_us)
+	if (!cs->srtt_us)
 		return 0;
-	return cp->srtt_us + max(4 * cp->rttvar_us, g) + mrc_ack_hold_us();
+	return cs->srtt_us + max(4 * cs->rttvar_us, g) + mrc_ack_hold_us();
 }
 
 /* Find the slowest path again, after it got faster or the view changed. */
 static void mrc_cp_rto_scan(struct mrc_sock *msk)
 {
-	struct mrc_cpaths *cps = mrc_cps(msk);
+	struct mrc_cpstate *st = mrc_cp_sts(msk);
 	u32 i, rto;
 
 	msk->path_rto_us = 0;
 	msk->path_rto_idx = 0;
-	for (i = 0; i < cps->nr; i++) {
-		rto = mrc_cp_rto(&cps->p[i]);
+	for (i = 0; st && i < mrc_cps(msk)->nr; i++) {
+		rto = mrc_cp_rto(&st[i]);
 		if (rto > msk->path_rto_us) {
 			msk->path_rto_us = rto;
 			msk->path_rto_idx = i;
@@ -257,6 +301,7 @@ void mrc_cp_refresh(struct sock *sk)
 	struct mrc_sock *msk = mrc_sk(sk);
 	struct mrc_cpaths *old = mrc_cps(msk), *cps;
 	struct net *net = sock_net(sk);
+	struct mrc_cpstate *st;
 	u32 psn, i;
 
 	if (!old || old->gen == (u32)atomic_read(&mrc_net(net)->paths_gen))
@@ -265,8 +310,9 @@ void mrc_cp_refresh(struct sock *sk)
 	if (!cps)
 		return;		/* keep the old view; try again next time */
 
-	for (i = 0; i < cps->nr; i++)
-		cps->p[i].inflight = 0;
+	st = rcu_dereference_protected(cps->st, true);
+	for (i = 0; st && i < cps->nr; i++)
+		st[i].inflight = 0;
 	for (psn = msk->snd_una; mrc_before(psn, msk->snd_nxt); psn++) {
 		struct sk_buff *skb = mrc_txq_get(msk, psn);
 		struct mrc_tx_cb *cb;
@@ -287,7 +333,7 @@ void mrc_cp_refresh(struct sock *sk)
 		}
 		cb->pidx = j;
 		if (!cb->lost)
-			cps->p[j].inflight++;
+			st[j].inflight++;
 	}
 	rcu_assign_pointer(msk->paths, cps);
 	mrc_cp_release(old);
@@ -320,15 +366,17 @@ bool mrc_cp_any_usable(struct sock *sk)
  */
 void mrc_cp_on_xmit(struct sock *sk, struct mrc_tx_cb *cb, u32 i, u32 now)
 {
-	struct mrc_cpath *cp = &mrc_cps(mrc_sk(sk))->p[i];
+	struct mrc_sock *msk = mrc_sk(sk);
+	struct mrc_cpath *cp = &mrc_cps(msk)->p[i];
+	struct mrc_cpstate *cs = &mrc_cp_sts(msk)[i];
 
 	cb->pidx = i;
-	cp->inflight++;
-	cp->last_send_us = now;
-	WRITE_ONCE(cp->sent, cp->sent + 1);
-	WRITE_ONCE(cp->bytes, cp->bytes + cb->len);
+	cs->inflight++;
+	cs->last_send_us = now;
+	WRITE_ONCE(cs->sent, cs->sent + 1);
+	WRITE_ONCE(cs->bytes, cs->bytes + cb->len);
 	if (cb->xmits > 1)
-		WRITE_ONCE(cp->retrans, cp->retrans + 1);
+		WRITE_ONCE(cs->retrans, cs->retrans + 1);
 	if (cp->path) {
 		struct mrc_path_pcpu *pc = get_cpu_ptr(cp->path->stats);
 
@@ -359,21 +407,22 @@ void mrc_cp_on_delivered(struct sock *sk, const struct mrc_tx_cb *cb, u32 now,
 	struct mrc_sock *msk = mrc_sk(sk);
 	struct mrc_cpaths *cps = mrc_cps(msk);
 	struct mrc_cpath *cp = &cps->p[cb->pidx];
+	struct mrc_cpstate *cs = &mrc_cp_sts(msk)[cb->pidx];
 
-	if (!cb->lost && cp->inflight)
-		cp->inflight--;
-	WRITE_ONCE(cp->acked, cp->acked + 1);
-	cp->last_ack_us = now;
+	if (!cb->lost && cs->inflight)
+		cs->inflight--;
+	WRITE_ONCE(cs->acked, cs->acked + 1);
+	cs->last_ack_us = now;
 	cp->bad_count = 0;
 	/* An acknowledgment of a retransmission sooner than the path's
 	 * minimum RTT was for the original: it says nothing of when the
 	 * retransmission arrived, so it is no RACK reference (RFC 8985).
 	 */
-	if (cb->xmits > 1 && now - cb->xmit_us < cp->min_rtt_us)
+	if (cb->xmits > 1 && now - cb->xmit_us < cs->min_rtt_us)
 		goto count;
-	if (!cp->rack_xmit_us || mrc_after(cb->xmit_us, cp->rack_xmit_us)) {
-		cp->rack_xmit_us = cb->xmit_us;
-		cp->rack_rtt_us = now - cb->xmit_us;
+	if (!cs->rack_xmit_us || mrc_after(cb->xmit_us, cs->rack_xmit_us)) {
+		cs->rack_xmit_us = cb->xmit_us;
+		cs->rack_rtt_us = now - cb->xmit_us;
 	}
 	if (!msk->rack_xmit_us || mrc_after(cb->xmit_us, msk->rack_xmit_us))
 		msk->rack_xmit_us = cb->xmit_us;
@@ -398,12 +447,14 @@ count:
  */
 void mrc_cp_on_trimmed(struct sock *sk, const struct mrc_tx_cb *cb)
 {
-	struct mrc_cpath *cp = &mrc_cps(mrc_sk(sk))->p[cb->pidx];
+	struct mrc_sock *msk = mrc_sk(sk);
+	struct mrc_cpstate *cs = &mrc_cp_sts(msk)[cb->pidx];
+	struct mrc_path *p = mrc_cps(msk)->p[cb->pidx].path;
 
-	mrc_sk(sk)->last_trim_us = mrc_now_us() | 1;
-	WRITE_ONCE(cp->trims, cp->trims + 1);
-	if (cp->path)
-		mrc_path_count(cp->path, MRC_PC_TRIMS, 1);
+	msk->last_trim_us = mrc_now_us() | 1;
+	WRITE_ONCE(cs->trims, cs->trims + 1);
+	if (p)
+		mrc_path_count(p, MRC_PC_TRIMS, 1);
 }
 
 /**
@@ -413,10 +464,10 @@ void mrc_cp_on_trimmed(struct sock *sk, const struct mrc_tx_cb *cb)
  */
 void mrc_cp_on_unsent(struct sock *sk, const struct mrc_tx_cb *cb)
 {
-	struct mrc_cpath *cp = &mrc_cps(mrc_sk(sk))->p[cb->pidx];
+	struct mrc_cpstate *cs = &mrc_cp_sts(mrc_sk(sk))[cb->pidx];
 
-	if (cp->inflight)
-		cp->inflight--;
+	if (cs->inflight)
+		cs->inflight--;
 }
 
 /**
@@ -426,13 +477,15 @@ void mrc_cp_on_unsent(struct sock *sk, const struct mrc_tx_cb *cb)
  */
 void mrc_cp_on_lost(struct sock *sk, const struct mrc_tx_cb *cb)
 {
-	struct mrc_cpath *cp = &mrc_cps(mrc_sk(sk))->p[cb->pidx];
+	struct mrc_sock *msk = mrc_sk(sk);
+	struct mrc_cpstate *cs = &mrc_cp_sts(msk)[cb->pidx];
+	struct mrc_path *p = mrc_cps(msk)->p[cb->pidx].path;
 
-	if (cp->inflight)
-		cp->inflight--;
-	WRITE_ONCE(cp->losses, cp->losses + 1);
-	if (cp->path)
-		mrc_path_count(cp->path, MRC_PC_LOSSES, 1);
+	if (cs->inflight)
+		cs->inflight--;
+	WRITE_ONCE(cs->losses, cs->losses + 1);
+	if (p)
+		mrc_path_count(p, MRC_PC_LOSSES, 1);
 }
 
 /**
@@ -454,6 +507,7 @@ void mrc_cp_retire(struct sock *sk, const struct mrc_tx_cb *cb)
 	struct mrc_cpaths *cps = mrc_cps(msk);
 	u32 i = cb->pidx;
 	struct mrc_cpath *cp = &cps->p[i];
+	struct mrc_cpstate *cs = &mrc_cp_sts(msk)[i];
 	struct mrc_path *p = cp->path;
 	struct net *net = sock_net(sk);
 	u32 j, good = 0, psn;
@@ -466,7 +520,7 @@ void mrc_cp_retire(struct sock *sk, const struct mrc_tx_cb *cb)
 	 */
 	if (msk->last_trim_us &&
 	    mrc_now_us() - msk->last_trim_us <
-	    max(8 * cp->srtt_us, 2 * max(msk->rto_us, msk->path_rto_us))) {
+	    max(8 * cs->srtt_us, 2 * max(msk->rto_us, msk->path_rto_us))) {
 		MRC_INC(net, RETIRE_TRIMMED);
 		return;
 	}
@@ -495,10 +549,10 @@ void mrc_cp_retire(struct sock *sk, const struct mrc_tx_cb *cb)
 				    USEC_PER_MSEC) | 1;
 	}
 	MRC_INC(net, PATHS_RETIRED);
-	cp->undo = 1;
-	cp->undo_psn = cb->psn;
-	cp->undo_tsval = cb->xmit_us;
-	cp->undo_retired_us = mrc_now_us();
+	cs->undo = 1;
+	cs->undo_psn = cb->psn;
+	cs->undo_tsval = cb->xmit_us;
+	cs->undo_retired_us = mrc_now_us();
 	for (psn = msk->snd_una; mrc_before(psn, msk->snd_nxt); psn++) {
 		struct sk_buff *skb = mrc_txq_get(msk, psn);
 
@@ -547,18 +601,21 @@ void mrc_cp_undo(struct sock *sk, u32 i, u32 tsecr, u32 cum,
 		 const unsigned long *sack)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
+	struct mrc_cpstate *st = mrc_cp_sts(msk), *cs;
 	struct mrc_cpath *cp = &mrc_cps(msk)->p[i];
 	struct mrc_path *p = cp->path;
 	struct net *net = sock_net(sk);
 
-	if (!cp->undo)
+	/* Without sending state, it never retired anything. */
+	if (!st || !st[i].undo)
 		return;
-	if (tsecr != cp->undo_tsval &&
-	    (!mrc_after(tsecr, cp->undo_tsval) ||
-	     !mrc_before(tsecr, cp->undo_retired_us) ||
-	     !mrc_ack_covers(msk, cp->undo_psn, cum, sack)))
+	cs = &st[i];
+	if (tsecr != cs->undo_tsval &&
+	    (!mrc_after(tsecr, cs->undo_tsval) ||
+	     !mrc_before(tsecr, cs->undo_retired_us) ||
+	     !mrc_ack_covers(msk, cs->undo_psn, cum, sack)))
 		return;
-	cp->undo = 0;
+	cs->undo = 0;
 	if (p) {
 		if (mrc_path_change_state(p, MRC_PATH_ASSUMED_BAD,
 					  MRC_PATH_GOOD, MRC_REASON_SPURIOUS) !=
@@ -588,26 +645,27 @@ void mrc_cp_undo(struct sock *sk, u32 i, u32 tsecr, u32 cum,
 void mrc_cp_on_rtt(struct sock *sk, u32 i, u32 rtt_us)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
-	struct mrc_cpath *cp = &mrc_cps(msk)->p[i];
+	struct mrc_cpstate *cs = &mrc_cp_sts(msk)[i];
+	struct mrc_path *p = mrc_cps(msk)->p[i].path;
 	u32 rto;
 
 	rtt_us = max_t(u32, rtt_us, 1);
-	if (!cp->srtt_us) {
-		cp->rttvar_us = rtt_us / 2;
-		WRITE_ONCE(cp->srtt_us, rtt_us);
-		WRITE_ONCE(cp->min_rtt_us, rtt_us);
+	if (!cs->srtt_us) {
+		cs->rttvar_us = rtt_us / 2;
+		WRITE_ONCE(cs->srtt_us, rtt_us);
+		WRITE_ONCE(cs->min_rtt_us, rtt_us);
 	} else {
-		u32 delta = abs((s32)(cp->srtt_us - rtt_us));
+		u32 delta = abs((s32)(cs->srtt_us - rtt_us));
 
-		cp->rttvar_us = cp->rttvar_us - cp->rttvar_us / 4 + delta / 4;
-		WRITE_ONCE(cp->srtt_us, cp->srtt_us - cp->srtt_us / 8 + rtt_us / 8);
-		if (rtt_us < cp->min_rtt_us)
-			WRITE_ONCE(cp->min_rtt_us, rtt_us);
+		cs->rttvar_us = cs->rttvar_us - cs->rttvar_us / 4 + delta / 4;
+		WRITE_ONCE(cs->srtt_us, cs->srtt_us - cs->srtt_us / 8 + rtt_us / 8);
+		if (rtt_us < cs->min_rtt_us)
+			WRITE_ONCE(cs->min_rtt_us, rtt_us);
 	}
-	if (cp->path)
-		WRITE_ONCE(cp->path->srtt_us, cp->srtt_us);
+	if (p)
+		WRITE_ONCE(p->srtt_us, cs->srtt_us);
 
-	rto = mrc_cp_rto(cp);
+	rto = mrc_cp_rto(cs);
 	if (rto >= msk->path_rto_us) {
 		msk->path_rto_us = rto;
 		msk->path_rto_idx = i;
@@ -625,14 +683,16 @@ void mrc_cp_on_rtt(struct sock *sk, u32 i, u32 rtt_us)
  */
 void mrc_cp_on_ecn(struct sock *sk, u32 i, bool ce, u32 now)
 {
-	struct mrc_cpath *cp = &mrc_cps(mrc_sk(sk))->p[i];
+	struct mrc_sock *msk = mrc_sk(sk);
+	struct mrc_cpath *cp = &mrc_cps(msk)->p[i];
+	struct mrc_cpstate *cs = &mrc_cp_sts(msk)[i];
 	u32 cool;
 
-	WRITE_ONCE(cp->ecn_frac, cp->ecn_frac - cp->ecn_frac / 16 +
+	WRITE_ONCE(cs->ecn_frac, cs->ecn_frac - cs->ecn_frac / 16 +
 		   (ce ? 1024 / 16 : 0));
 	if (!ce)
 		return;
-	WRITE_ONCE(cp->ecn, cp->ecn + 1);
+	WRITE_ONCE(cs->ecn, cs->ecn + 1);
 	if (cp->path)
 		mrc_path_count(cp->path, MRC_PC_ECN, 1);
 	cool = READ_ONCE(mrc_net(sock_net(sk))->cc.ecn_cooldown_us);

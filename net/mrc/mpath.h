@@ -14,6 +14,16 @@ static inline struct mrc_cpaths *mrc_cps(struct mrc_sock *msk)
 					 lockdep_sock_is_held(&msk->sk));
 }
 
+/* The sending state of the connection's paths, in the order of
+ * mrc_cps(msk)->p (the socket lock protects the pointer), or NULL before
+ * the connection sends its first DATA (mrc_cp_start()).
+ */
+static inline struct mrc_cpstate *mrc_cp_sts(struct mrc_sock *msk)
+{
+	return rcu_dereference_protected(mrc_cps(msk)->st,
+					 lockdep_sock_is_held(&msk->sk));
+}
+
 /* The path for the next DATA packet (see choose.c), or -1. */
 static inline int mrc_cp_choose(struct sock *sk, int avoid, u32 now)
 {
@@ -29,6 +39,7 @@ static inline int mrc_cp_choose_ctrl(struct sock *sk, int ev)
 int mrc_mpath_init(void);
 void mrc_mpath_exit(void);
 int mrc_cp_init(struct sock *sk, gfp_t gfp);
+int mrc_cp_start(struct sock *sk, gfp_t gfp);
 void mrc_cp_destroy(struct sock *sk);
 void mrc_cp_refresh(struct sock *sk);
 bool mrc_cp_any_usable(struct sock *sk);

@@ -594,7 +594,11 @@ static int mrc_nl_probe(struct sk_buff *skb, struct genl_info *info)
 	return genlmsg_reply(msg, info);
 }
 
-static int mrc_nl_put_cpath(struct sk_buff *msg, const struct mrc_cpath *cp)
+/* The sending state of a path of a connection that has sent nothing. */
+static const struct mrc_cpstate mrc_nl_unsent;
+
+static int mrc_nl_put_cpath(struct sk_buff *msg, const struct mrc_cpath *cp,
+			    const struct mrc_cpstate *cs)
 {
 	struct nlattr *nest, *stats;
 	u8 state = MRC_PATH_GOOD;
@@ -609,26 +613,24 @@ static int mrc_nl_put_cpath(struct sk_buff *msg, const struct mrc_cpath *cp)
 		goto cancel;
 	stats = nla_nest_start(msg, MRC_PA_STATS);
 	if (!stats ||
-	    nla_put_u64_64bit(msg, MRC_PS_PKTS_SENT, READ_ONCE(cp->sent),
+	    nla_put_u64_64bit(msg, MRC_PS_PKTS_SENT, READ_ONCE(cs->sent),
 			      MRC_PS_UNSPEC) ||
-	    nla_put_u64_64bit(msg, MRC_PS_BYTES_SENT, READ_ONCE(cp->bytes),
+	    nla_put_u64_64bit(msg, MRC_PS_BYTES_SENT, READ_ONCE(cs->bytes),
 			      MRC_PS_UNSPEC) ||
-	    nla_put_u64_64bit(msg, MRC_PS_PKTS_ACKED, READ_ONCE(cp->acked),
+	    nla_put_u64_64bit(msg, MRC_PS_PKTS_ACKED, READ_ONCE(cs->acked),
 			      MRC_PS_UNSPEC) ||
-	    nla_put_u64_64bit(msg, MRC_PS_PKTS_RETRANS, READ_ONCE(cp->retrans),
+	    nla_put_u64_64bit(msg, MRC_PS_PKTS_RETRANS, READ_ONCE(cs->retrans),
 			      MRC_PS_UNSPEC) ||
-	    nla_put_u64_64bit(msg, MRC_PS_ECN_MARKS, READ_ONCE(cp->ecn),
+	    nla_put_u64_64bit(msg, MRC_PS_ECN_MARKS, READ_ONCE(cs->ecn),
 			      MRC_PS_UNSPEC) ||
-	    nla_put_u64_64bit(msg, MRC_PS_TRIMS, READ_ONCE(cp->trims),
+	    nla_put_u64_64bit(msg, MRC_PS_TRIMS, READ_ONCE(cs->trims),
 			      MRC_PS_UNSPEC) ||
-	    nla_put_u64_64bit(msg, MRC_PS_LOSSES, READ_ONCE(cp->losses),
+	    nla_put_u64_64bit(msg, MRC_PS_LOSSES, READ_ONCE(cs->losses),
 			      MRC_PS_UNSPEC) ||
-	    nla_put_u64_64bit(msg, MRC_PS_PROBES, READ_ONCE(cp->probes),
-			      MRC_PS_UNSPEC) ||
-	    nla_put_u32(msg, MRC_PS_SRTT_US, READ_ONCE(cp->srtt_us)) ||
-	    nla_put_u32(msg, MRC_PS_MIN_RTT_US, READ_ONCE(cp->min_rtt_us)) ||
-	    nla_put_u32(msg, MRC_PS_INFLIGHT, READ_ONCE(cp->inflight)) ||
-	    nla_put_u32(msg, MRC_PS_ECN_FRAC, READ_ONCE(cp->ecn_frac)))
+	    nla_put_u32(msg, MRC_PS_SRTT_US, READ_ONCE(cs->srtt_us)) ||
+	    nla_put_u32(msg, MRC_PS_MIN_RTT_US, READ_ONCE(cs->min_rtt_us)) ||
+	    nla_put_u32(msg, MRC_PS_INFLIGHT, READ_ONCE(cs->inflight)) ||
+	    nla_put_u32(msg, MRC_PS_ECN_FRAC, READ_ONCE(cs->ecn_frac)))
 		goto cancel;
 	nla_nest_end(msg, stats);
 	nla_nest_end(msg, nest);
@@ -645,14 +647,17 @@ static int mrc_nl_put_cpaths(struct sk_buff *msg, struct mrc_sock *msk,
 			     u32 *next)
 {
 	const struct mrc_cpaths *cps = rcu_dereference(msk->paths);
+	const struct mrc_cpstate *st;
 
 	if (!cps)
 		return 0;
+	st = rcu_dereference(cps->st);
 	if (nla_put_u32(msg, MRC_CA_NR_PATHS, cps->nr) ||
 	    (cps->is_auto && nla_put_flag(msg, MRC_CA_AUTO)))
 		return -EMSGSIZE;
 	for (; *next < cps->nr; (*next)++)
-		if (mrc_nl_put_cpath(msg, &cps->p[*next]))
+		if (mrc_nl_put_cpath(msg, &cps->p[*next],
+				     st ? &st[*next] : &mrc_nl_unsent))
 			return -EMSGSIZE;
 	return 0;
 }

@@ -436,7 +436,8 @@ void mrc_tx_purge(struct sock *sk)
 }
 
 /**
- * mrc_txq_alloc() - make sure the ring of packets in flight exists
+ * mrc_txq_alloc() - make sure the ring of packets in flight exists, and
+ *	the sending state of the paths (mrc_cp_start())
  * @sk: the socket, locked and owned by the caller (process context)
  *
  * Return: 0 or -ENOBUFS.
@@ -447,7 +448,9 @@ int mrc_txq_alloc(struct sock *sk)
 
 	if (!msk->txq)
 		msk->txq = kcalloc(MRC_WND, sizeof(*msk->txq), sk->sk_allocation);
-	return msk->txq ? 0 : -ENOBUFS;
+	if (!msk->txq || mrc_cp_start(sk, sk->sk_allocation))
+		return -ENOBUFS;
+	return 0;
 }
 
 /**
@@ -472,9 +475,9 @@ void mrc_txq_release(struct sock *sk)
  * connection's before the path has a sample), at least a jiffy.
  */
 static u32 mrc_reo_wnd_us(const struct mrc_sock *msk,
-			  const struct mrc_cpath *cp)
+			  const struct mrc_cpstate *cs)
 {
-	u32 srtt = cp->srtt_us ?: msk->srtt_us;
+	u32 srtt = cs->srtt_us ?: msk->srtt_us;
 
 	return max_t(u32, srtt / 4 * msk->reo_mult, jiffies_to_usecs(1));
 }
@@ -492,16 +495,16 @@ static u32 mrc_reo_wnd_us(const struct mrc_sock *msk,
  * RTO covers it then).
  */
 static u32 mrc_path_timeout_us(const struct mrc_sock *msk,
-			       const struct mrc_cpath *cp,
+			       const struct mrc_cpstate *cs,
 			       const struct mrc_tx_cb *cb, u32 hold)
 {
-	u32 base = cp->srtt_us + 4 * cp->rttvar_us + mrc_reo_wnd_us(msk, cp);
+	u32 base = cs->srtt_us + 4 * cs->rttvar_us + mrc_reo_wnd_us(msk, cs);
 
-	if (!cp->srtt_us)
+	if (!cs->srtt_us)
 		return 0;
 	if (msk->rack_xmit_us && mrc_after(msk->rack_xmit_us, cb->xmit_us))
 		return base;
-	return base + cp->srtt_us + hold;
+	return base + cs->srtt_us + hold;
 }
 
 /**
@@ -572,12 +575,12 @@ static u32 mrc_trim_hold_us(const struct mrc_sock *msk,
 void mrc_detect_losses(struct sock *sk)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
-	struct mrc_cpaths *cps = mrc_cps(msk);
+	struct mrc_cpstate *st = mrc_cp_sts(msk);
 	u32 now = mrc_now_us(), wait = U32_MAX, hold = mrc_ack_hold_us(), psn;
 
 	for (psn = msk->snd_una; mrc_before(psn, msk->snd_nxt); psn++) {
 		struct sk_buff *skb = mrc_txq_get(msk, psn);
-		const struct mrc_cpath *cp;
+		const struct mrc_cpstate *cs;
 		struct mrc_tx_cb *cb;
 		s32 left;
 		u32 tmo;
@@ -595,10 +598,10 @@ void mrc_detect_losses(struct sock *sk)
 				wait = min_t(u32, wait, left);
 			continue;
 		}
-		cp = &cps->p[cb->pidx];
-		if (cp->rack_xmit_us && mrc_before(cb->xmit_us, cp->rack_xmit_us)) {
-			left = (s32)(cb->xmit_us + cp->rack_rtt_us +
-				     mrc_reo_wnd_us(msk, cp) - now);
+		cs = &st[cb->pidx];
+		if (cs->rack_xmit_us && mrc_before(cb->xmit_us, cs->rack_xmit_us)) {
+			left = (s32)(cb->xmit_us + cs->rack_rtt_us +
+				     mrc_reo_wnd_us(msk, cs) - now);
 			if (left <= 0) {
 				mrc_mark_lost(sk, cb);
 				mrc_cc_on_loss(sk, cb->pidx);
@@ -608,7 +611,7 @@ void mrc_detect_losses(struct sock *sk)
 			}
 			wait = min_t(u32, wait, left);
 		}
-		tmo = mrc_path_timeout_us(msk, cp, cb, hold);
+		tmo = mrc_path_timeout_us(msk, cs, cb, hold);
 		if (!tmo)
 			continue;
 		left = (s32)(cb->xmit_us + tmo - now);
@@ -642,7 +645,7 @@ void mrc_detect_losses(struct sock *sk)
 static void mrc_rto_fired(struct sock *sk)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
-	struct mrc_cpaths *cps = mrc_cps(msk);
+	struct mrc_cpstate *st = mrc_cp_sts(msk);
 	u32 now = mrc_now_us(), hold = mrc_ack_hold_us(), base, psn;
 	bool first = true;
 
@@ -664,7 +667,7 @@ static void mrc_rto_fired(struct sock *sk)
 			first = false;
 			continue;
 		}
-		tmo = max(base, mrc_path_timeout_us(msk, &cps->p[cb->pidx], cb,
+		tmo = max(base, mrc_path_timeout_us(msk, &st[cb->pidx], cb,
 						    hold));
 		if (first || now - cb->xmit_us >= tmo) {
 			cb->via_rto = 1;
