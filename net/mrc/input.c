@@ -361,9 +361,11 @@ drop:
 }
 
 /* A packet left the ring: acknowledged cumulatively or selectively, by an
- * ACK whose mark, if any, belongs to entry @marked (else -1).
+ * ACK whose mark, if any, belongs to entry @marked (else -1) and which
+ * echoed @tsecr.
  */
-static u32 mrc_tx_delivered(struct sock *sk, u32 psn, u32 now, int marked)
+static u32 mrc_tx_delivered(struct sock *sk, u32 psn, u32 now, int marked,
+			    u32 tsecr)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
 	struct sk_buff *skb = mrc_txq_get(msk, psn);
@@ -373,7 +375,7 @@ static u32 mrc_tx_delivered(struct sock *sk, u32 psn, u32 now, int marked)
 		return 0;
 	cb = MRC_TX_CB(skb);
 	msk->stats.bytes_acked += cb->len;
-	mrc_cp_on_delivered(sk, cb, now, (int)cb->pidx == marked);
+	mrc_cp_on_delivered(sk, cb, now, (int)cb->pidx == marked, tsecr);
 	if (cb->xmits > 1 && !cb->via_rto) {
 		msk->stats.sack_recovered++;
 		MRC_INC(sock_net(sk), SACK_RECOVERED);
@@ -425,12 +427,13 @@ static void mrc_rcv_ack(struct sock *sk, struct sk_buff *skb)
 		mrc_cp_undo(sk, p, tsecr, cum, sack);
 	if (mrc_after(cum, msk->snd_una)) {
 		for (psn = msk->snd_una; mrc_before(psn, cum); psn++)
-			delivered += mrc_tx_delivered(sk, psn, now, ce ? p : -1);
+			delivered += mrc_tx_delivered(sk, psn, now,
+						      ce ? p : -1, tsecr);
 		msk->snd_una = cum;
 	}
 	for_each_set_bit(bit, sack, MRC_SACK_BITS)
 		delivered += mrc_tx_delivered(sk, cum + 1 + bit, now,
-					      ce ? p : -1);
+					      ce ? p : -1, tsecr);
 
 	if ((flags & MRC_F_FIN_ACK) && (msk->fin & MRC_FIN_SENT) &&
 	    !msk->outstanding && skb_queue_empty(&sk->sk_write_queue))

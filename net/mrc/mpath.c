@@ -396,13 +396,14 @@ void mrc_cp_on_xmit(struct sock *sk, struct mrc_tx_cb *cb, u32 i, u32 now)
  * @cb: the packet
  * @now: time the ACK arrived
  * @ce: the ACK echoed a congestion mark for this packet's path (its echoed EV)
+ * @tsecr: the timestamp the ACK echoed
  *
  * Updates the path's RACK state with the packet, and gives the path a
  * credit for the next packets, or takes all its credits away if the ACK
  * carried a mark for it.
  */
 void mrc_cp_on_delivered(struct sock *sk, const struct mrc_tx_cb *cb, u32 now,
-			 bool ce)
+			 bool ce, u32 tsecr)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
 	struct mrc_cpaths *cps = mrc_cps(msk);
@@ -414,11 +415,15 @@ void mrc_cp_on_delivered(struct sock *sk, const struct mrc_tx_cb *cb, u32 now,
 	WRITE_ONCE(cs->acked, cs->acked + 1);
 	cs->last_ack_us = now;
 	cp->bad_count = 0;
-	/* An acknowledgment of a retransmission sooner than the path's
-	 * minimum RTT was for the original: it says nothing of when the
-	 * retransmission arrived, so it is no RACK reference (RFC 8985).
+	/* A retransmission is a RACK reference only if the ACK echoes its
+	 * own timestamp. Otherwise an earlier copy may be what arrived:
+	 * one moved off a path retired by mistake arrives over that path,
+	 * whose RTT may be many times this one's, and taking the copy's
+	 * send time would declare lost what this path sent before it
+	 * (RFC 8985 guesses with the path's minimum RTT, which only holds
+	 * when both copies took the same path).
 	 */
-	if (cb->xmits > 1 && now - cb->xmit_us < cs->min_rtt_us)
+	if (cb->xmits > 1 && tsecr != cb->xmit_us)
 		goto count;
 	if (!cs->rack_xmit_us || mrc_after(cb->xmit_us, cs->rack_xmit_us)) {
 		cs->rack_xmit_us = cb->xmit_us;

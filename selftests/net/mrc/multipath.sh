@@ -247,7 +247,7 @@ test_reorder() {
 	fab_link_qdisc 1 2 up netem delay 20ms limit 10000 || return 1
 	data0=$(mib OutData)
 	retr0=$(mib OutRetrans)
-	mp_transfer -l 64K -n 300
+	mp_transfer -l 64K -n 400
 	rc=$?
 	fab_link_clear 1 1 up
 	fab_link_clear 1 2 up
