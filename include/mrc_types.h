@@ -415,6 +415,10 @@ struct mrc_cpaths {
  * @via_rto: was declared lost by a retransmission timeout
  * @ack_req: its next transmission asks for an immediate ACK
  *	(MRC_F_ACK_REQ): it is the last the windows let out for now
+ * @trimmed: a NACK said a switch trimmed its latest transmission
+ * @nobuf: the peer refused it for want of memory
+ * @noroute: its latest transmission found no route: the path's first hop
+ *	is unreachable from this host, and the packet never left it
  */
 struct mrc_tx_cb {
 	u32 msn;
@@ -429,7 +433,8 @@ struct mrc_tx_cb {
 	   via_rto:1,
 	   ack_req:1,
 	   trimmed:1,
-	   nobuf:1;
+	   nobuf:1,
+	   noroute:1;
 };
 
 #define MRC_TX_CB(skb)	((struct mrc_tx_cb *)(skb)->cb)

@@ -70,8 +70,10 @@ static int mrc_output_flow(struct net *net, struct sock *sk,
 
 /* Send a packet of a connection on the path of entry @i: its route, its
  * SRH, its entropy. The caller wrote the path's id in the MRC header.
+ * Sets *@noroute, if given, when the path has no route.
  */
-static int mrc_output_path(struct sock *sk, struct sk_buff *skb, u32 i)
+static int mrc_output_path(struct sock *sk, struct sk_buff *skb, u32 i,
+			   bool *noroute)
 {
 	struct net *net = sock_net(sk);
 	struct dst_entry *dst;
@@ -84,6 +86,8 @@ static int mrc_output_path(struct sock *sk, struct sk_buff *skb, u32 i)
 		MRC_INC(net, TX_NO_ROUTE);
 		kfree_skb(skb);
 		local_bh_enable();
+		if (noroute)
+			*noroute = true;
 		return PTR_ERR(dst);
 	}
 	err = mrc_output_flow(net, sk, skb, &fl6, dst, mrc_cp_opt(sk, i));
@@ -134,7 +138,7 @@ static int mrc_output_ctrl(struct sock *sk, struct sk_buff *skb, int ev)
 		return -ENETUNREACH;
 	}
 	h->ev = htons(cps->p[i].id);
-	return mrc_output_path(sk, skb, i);
+	return mrc_output_path(sk, skb, i, NULL);
 }
 
 /**
@@ -215,8 +219,9 @@ static void mrc_xmit_data(struct sock *sk, struct sk_buff *skb, u32 i,
 			  u32 now)
 {
 	struct mrc_tx_cb *cb = MRC_TX_CB(skb);
-	struct sk_buff *nskb;
 	u16 ev = mrc_cps(mrc_sk(sk))->p[i].id;
+	bool noroute = false;
+	struct sk_buff *nskb;
 
 	/* A copy still queued below us owns the headroom: copy, not clone. */
 	nskb = skb_cloned(skb) ? pskb_copy(skb, GFP_ATOMIC) :
@@ -227,7 +232,8 @@ static void mrc_xmit_data(struct sock *sk, struct sk_buff *skb, u32 i,
 	}
 	mrc_count_xmit(sk, cb, i, now);
 	mrc_data_hdr(sk, skb_push(nskb, sizeof(struct mrc_data)), cb, ev);
-	mrc_output_path(sk, nskb, i);
+	mrc_output_path(sk, nskb, i, &noroute);
+	cb->noroute = noroute;
 }
 
 /* Largest UDP payload of one GSO batch, and the most packets in one. */
@@ -247,6 +253,7 @@ static void mrc_xmit_batch(struct sock *sk, struct sk_buff **pkts, u32 n,
 	u32 seg = sizeof(struct mrc_data) + mrc_sk(sk)->mss;
 	u32 len = (n - 1) * seg + sizeof(struct mrc_data) +
 		  MRC_TX_CB(pkts[n - 1])->len;
+	bool noroute = false;
 	struct sk_buff *gso;
 	u32 i;
 
@@ -267,7 +274,9 @@ static void mrc_xmit_batch(struct sock *sk, struct sk_buff **pkts, u32 n,
 	skb_shinfo(gso)->gso_size = seg;
 	skb_shinfo(gso)->gso_type = SKB_GSO_UDP_L4;
 	skb_shinfo(gso)->gso_segs = n;
-	mrc_output_path(sk, gso, p);
+	mrc_output_path(sk, gso, p, &noroute);
+	for (i = 0; i < n; i++)
+		MRC_TX_CB(pkts[i])->noroute = noroute;
 }
 
 /* Packets in flight for the congestion window: sent, not delivered or lost. */
@@ -517,6 +526,7 @@ void mrc_mark_lost(struct sock *sk, struct mrc_tx_cb *cb)
 	cb->lost = 1;
 	cb->trimmed = 0;
 	cb->nobuf = 0;
+	cb->noroute = 0;
 	mrc_sk(sk)->lost++;
 	mrc_cp_on_lost(sk, cb);
 }
@@ -534,6 +544,7 @@ static void mrc_mark_trimmed(struct sock *sk, struct mrc_tx_cb *cb)
 	cb->lost = 1;
 	cb->trimmed = 0;
 	cb->nobuf = 0;
+	cb->noroute = 0;
 	mrc_sk(sk)->lost++;
 	mrc_cp_on_unsent(sk, cb);
 }
@@ -567,7 +578,9 @@ static u32 mrc_trim_hold_us(const struct mrc_sock *msk,
  * the path's srtt, at least one jiffy) has passed. A packet that nothing
  * later on its path overtook is lost when it has been out longer than the
  * path's timeout (mrc_path_timeout_us()) and an ACK has acknowledged
- * something since that timeout passed. A packet a NACK said was
+ * something since that timeout passed. A packet that found no route
+ * never left: it is lost at once, and its path retired (the route to the
+ * path's first hop went away, with its link). A packet a NACK said was
  * trimmed is no loss: it is released for retransmission once its trim
  * hold (mrc_trim_hold_us()) is over. Packets still inside any of these
  * windows arm the timer for its end.
@@ -590,6 +603,12 @@ void mrc_detect_losses(struct sock *sk)
 		cb = MRC_TX_CB(skb);
 		if (cb->lost)
 			continue;
+		if (cb->noroute) {
+			mrc_mark_lost(sk, cb);
+			mrc_cp_retire(sk, cb);
+			MRC_INC(sock_net(sk), NO_ROUTE_LOST);
+			continue;
+		}
 		if (cb->trimmed) {
 			left = (s32)(cb->xmit_us + mrc_trim_hold_us(msk, cb) - now);
 			if (left <= 0)

@@ -17,6 +17,10 @@
 #  3. a silent one-way blackhole (netem 100%);   7. every path down for 2 s;
 #  4. a spine "rebooted": its links deleted,    8. a path deleted, another
 #     then created anew, routes re-added;           denied, mid-transfer.
+#
+# Then: the min-active floor (9); every path down past the outage timeout,
+# ETIMEDOUT and probes within probe_rate (10); a path with no route from
+# the sender, whose packets never leave: NoRouteLost retires it (11).
 
 # Test functions run through run_test, which shellcheck cannot follow;
 # awk programs are in single quotes on purpose.
@@ -90,7 +94,11 @@ reset_paths() {
 # start [CLIENT-ARGS...]: a monitor and a 52 MB content-checked transfer
 # from host 1 to host 2, in the background; returns once data flows.
 start() {
-	port=$((port + 1))
+	# Each case runs in a subshell (run_test): the next port is kept in a
+	# file, so that no case binds a port a connection of an earlier one
+	# (closed towards a peer it cannot reach) may still hold.
+	port=$(($(cat "$tmp/port" 2>/dev/null || echo "$port") + 1))
+	echo "$port" > "$tmp/port"
 	rm -f "$tmp/ready"
 	fab_exec_host 1 "$MRC" monitor > "$tmp/monitor" 2>&1 &
 	MON_PID=$!
@@ -401,6 +409,36 @@ test_operator() {
 	return "$rc"
 }
 
+# A path whose first segment has no route here (host 1 routes only
+# fd00:1-4::/32 and fd00:ff::/64): its packets never leave the host, so
+# the next loss scan declares them lost (NoRouteLost) and retires the path;
+# probes find no route either, and it stays assumed-bad.
+test_no_route() {
+	local rc=0 nr0 txnr0 nr
+
+	reset_paths || return 1
+	fab_exec_host 1 "$MRC" path add "$H2_ADDR"/128 segs fd00:99::e00 id 9 ||
+		return 1
+	nr0=$(mib NoRouteLost)
+	txnr0=$(mib TxNoRoute)
+	if ! start; then
+		echo "the transfer did not start"
+		sed 's/^/client: /' "$tmp/client.log"
+		ip netns exec "$(fab_ns_host 1)" awk '$2 != 0 { printf "%s %s  ", $1, $2 }
+			END { print "" }' /proc/net/mrc_stat
+		fab_exec_host 1 "$MRC" -s path show
+		return 1
+	fi
+	finish || rc=1
+	stop_monitor
+	nr=$(($(mib NoRouteLost) - nr0))
+	echo "NoRouteLost +$nr, TxNoRoute +$(($(mib TxNoRoute) - txnr0)); path 9 $(path_state 9)"
+	[ "$nr" -gt 0 ] || { echo "no packet was declared lost for want of a route"; rc=1; }
+	state_is 9 assumed-bad || rc=1
+	seen_event 9 good assumed-bad loss || { echo "no loss event for path 9"; rc=1; }
+	return "$rc"
+}
+
 if [ "$(id -u)" -ne 0 ]; then
 	echo "failure.sh needs root"
 	exit "$KSFT_SKIP"
@@ -411,7 +449,7 @@ if [ ! -x "$MRCPERF" ] || [ ! -x "$MRC" ]; then
 	exit "$KSFT_FAIL"
 fi
 
-ktap_begin 10
+ktap_begin 11
 echo "# seed $SEED (MRC_SEED=$SEED repeats it)"
 if ! fab_up 2 "$K"; then
 	echo "# the fabric could not be built"
@@ -428,4 +466,5 @@ run_test "every path down for 2 s, then back" test_all_down
 run_test "operator deletes one path and denies another" test_operator
 run_test "min-active 3 of 4: two paths broken, one retired, the floor holds" test_min_active
 run_test "every path down past MRC_OUTAGE_TIMEOUT: ETIMEDOUT, probes within probe_rate" test_outage_timeout
+run_test "a path with no route: its packets lost at once, the path retired" test_no_route
 ktap_end
