@@ -424,8 +424,7 @@ test_no_route() {
 	if ! start; then
 		echo "the transfer did not start"
 		sed 's/^/client: /' "$tmp/client.log"
-		ip netns exec "$(fab_ns_host 1)" awk '$2 != 0 { printf "%s %s  ", $1, $2 }
-			END { print "" }' /proc/net/mrc_stat
+		mrc_mib_nonzero "$(fab_ns_host 1)"
 		fab_exec_host 1 "$MRC" -s path show
 		return 1
 	fi

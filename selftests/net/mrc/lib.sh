@@ -176,6 +176,14 @@ mrc_mib() {
 	ip netns exec "$1" awk -v c="$2" '$1 == c { print $2 }' /proc/net/mrc_stat
 }
 
+# mrc_mib_nonzero NS: the MIB counters of namespace NS that are not zero,
+# on one line (what a failed case shows of what happened).
+mrc_mib_nonzero() {
+	# shellcheck disable=SC2016 # awk's own $1 and $2
+	ip netns exec "$1" awk '$2 != 0 { printf "%s %s  ", $1, $2 }
+		END { print "" }' /proc/net/mrc_stat
+}
+
 # Objects in use in the module's slab caches: MRC (the sockets) and
 # mrc_cpaths (the connections' paths); 0 when they are gone. SLUB counts
 # every object of a per-CPU slab as in use, so shrink first to flush

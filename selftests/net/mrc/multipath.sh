@@ -10,7 +10,8 @@
 #
 #  - balance: 8 equal paths share 20,000+ packets evenly (12.5% +- 3%);
 #  - wire: packets carry an SRH with the path's segments, and each path has
-#    its own UDP source port and flow label;
+#    its own UDP source port and flow label; every DATA packet (GSO
+#    batches included) carries DSCP net.mrc.data_dscp;
 #  - reordering: paths of 1 ms and 20 ms at once cause no spurious
 #    retransmissions (< 1% of packets; nothing is lost, so every
 #    retransmission would be spurious);
@@ -70,9 +71,7 @@ mib() {
 
 # mib_nonzero: host 1's counters that are not zero, on one line.
 mib_nonzero() {
-	# shellcheck disable=SC2016 # awk's own $1 and $2
-	ip netns exec "$(fab_ns_host 1)" awk '$2 != 0 { printf "%s %s  ", $1, $2 }
-		END { print "" }' /proc/net/mrc_stat
+	mrc_mib_nonzero "$(fab_ns_host 1)"
 }
 
 # mp_transfer CLIENT-ARGS...: a content-checked transfer from host 1 to
@@ -200,14 +199,16 @@ test_wire() {
 	[ "$rc" -eq 0 ] || return 1
 	python3 "$PCAP" "$cap" > "$tmp/wire.json" || return 1
 	python3 - "$tmp/wire.json" "$H1_ADDR" "$H2_ADDR" "$(fab_sid 2 0)" \
-		"$(fab_sid 2 1)" <<'EOF'
+		"$(fab_sid 2 1)" "$(fab_exec_host 1 sysctl -n net.mrc.data_dscp)" <<'EOF'
 import ipaddress, json, sys
 pkts = json.load(open(sys.argv[1]))
 if isinstance(pkts, dict):
     pkts = pkts.get("packets", [])
 h1, h2 = (ipaddress.ip_address(a) for a in sys.argv[2:4])
 sids = [str(ipaddress.ip_address(a)) for a in sys.argv[4:6]]
+data_dscp = int(sys.argv[6])
 groups = {}
+dscps = {}
 for p in pkts:
     # The capture holds what host 1 sent to spine 2 (its source address
     # is the one its route to the SID chose). DATA only: a PROBE of a
@@ -225,6 +226,11 @@ for p in pkts:
     g["sport"].add(p["sport"])
     g["label"].add(p["flowlabel"])
     g["n"] += 1
+    dscps[p["dscp"]] = dscps.get(p["dscp"], 0) + 1
+# Every DATA packet, those sent in GSO batches included, is trimmable.
+print("DATA packets by DSCP: %s (net.mrc.data_dscp %d)" % (dscps, data_dscp))
+if list(dscps) != [data_dscp]:
+    sys.exit("DATA packets without DSCP %d" % data_dscp)
 for sid, g in sorted(groups.items()):
     print("segs %s,%s: %d packets, sports %s, flow labels %s" %
           (sid, h2, g["n"], sorted(g["sport"]), sorted(g["label"])))
@@ -394,7 +400,7 @@ fi
 H1_ADDR=$(fab_host_addr 1)
 H2_ADDR=$(fab_host_addr 2)
 run_test "8 equal paths carry 12.5% +- 3% each" test_balance
-run_test "SRH segment list, source port and flow label per path" test_wire
+run_test "SRH segment list, source port, flow label per path; DATA DSCP" test_wire
 run_test "1 ms and 20 ms paths: under 1% retransmitted" test_reorder
 run_test "reordering inside a path: its retirement is undone" test_undo
 run_test "a CE-marking plane gets under half the others' share" test_ecn

@@ -16,7 +16,9 @@
 # and largest run as the spread. Goodput runs last SECS seconds (default
 # 4); a latency run is COUNT round trips (default 2000), or for sockperf,
 # which counts time instead, UDP_SECS seconds (default 3); every latency
-# is a full round trip.
+# is a full round trip. MTUS (default "1500 9000"), CONNS ("1 8") and
+# SIZES ("64 4096"; empty for no latency runs) narrow a run down to the
+# figures a change is about; the report leaves out what was not measured.
 
 set -u
 out=$1
@@ -134,10 +136,10 @@ print(l["p50"], l["p99"], l.get("p999", "null"))'
 }
 
 results=()
-for mtu in 1500 9000; do
+for mtu in ${MTUS-1500 9000}; do
 	ip -n "$A" link set veth-a mtu "$mtu"
 	ip -n "$B" link set veth-b mtu "$mtu"
-	for c in 1 8; do
+	for c in ${CONNS-1 8}; do
 		for proto in mrc tcp udp; do
 			: > "$dir/cpu"
 			for _ in $(seq "$reps"); do
@@ -153,7 +155,7 @@ done
 ip -n "$A" link set veth-a mtu 1500
 ip -n "$B" link set veth-b mtu 1500
 
-for size in 64 4096; do
+for size in ${SIZES-64 4096}; do
 	for proto in mrc tcp udp; do
 		for _ in $(seq "$reps"); do
 			latency "$proto" "$size"
