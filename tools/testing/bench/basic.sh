@@ -18,7 +18,7 @@
 # which counts time instead, UDP_SECS seconds (default 3); every latency
 # is a full round trip. MTUS (default "1500 9000"), CONNS ("1 8") and
 # SIZES ("64 4096"; empty for no latency runs) narrow a run down to the
-# figures a change is about; the report leaves out what was not measured.
+# figures a change is about; the report shows n/a for what was not measured.
 
 set -u
 out=$1
