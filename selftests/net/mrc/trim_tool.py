@@ -2,14 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0
 """Helpers of trim_qdisc.sh: send bursts of UDP, read what arrived.
 
-trim_tool.py send DST PORT --count N --size BYTES --tclass TC
-                  [--first SEQ] [--srh SEG,...] [--gso]
-    Send N UDP datagrams of BYTES payload to DST (IPv6) with traffic class
-    TC. Each payload starts with its sequence number (4 bytes, from SEQ
-    on), so that a trimmed packet still tells which one it was. With
-    --srh, every packet carries a segment routing header through those
-    segments, in order, to DST. With --gso, the N payloads go in one
-    send() as a UDP GSO batch of BYTES-sized segments.
+trim_tool.py send DST PORT --size BYTES [--srh SEG,...] BURST...
+    Send UDP datagrams of BYTES payload to DST (IPv6), one BURST after the
+    other from one socket. A BURST is COUNT:FIRST:TCLASS[:gso]: COUNT
+    datagrams with traffic class TCLASS, whose payloads start with their
+    sequence numbers (4 bytes, from FIRST on), so that a trimmed packet
+    still tells which one it was; with "gso", the COUNT payloads go in one
+    send() as a UDP GSO batch of BYTES-sized segments. With --srh, every
+    packet carries a segment routing header through those segments, in
+    order, to DST. One process sends everything so that nothing slower
+    than a system call comes between two packets.
 
 trim_tool.py read PCAP PORT
     Print, as one JSON list in arrival order, every IPv6 UDP packet to
@@ -42,21 +44,30 @@ def srh(segs):
     return hdr + b"".join(addrs)
 
 
+def burst(spec):
+    """COUNT:FIRST:TCLASS[:gso] as (count, first, tclass, gso)."""
+    f = spec.split(":")
+    if len(f) not in (3, 4) or (len(f) == 4 and f[3] != "gso"):
+        raise argparse.ArgumentTypeError("not COUNT:FIRST:TCLASS[:gso]: " + spec)
+    return int(f[0]), int(f[1]), int(f[2]), len(f) == 4
+
+
 def send(a):
     s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
-    s.setsockopt(socket.IPPROTO_IPV6, IPV6_TCLASS, a.tclass)
-    dst = a.dst
     if a.srh:
         s.setsockopt(socket.IPPROTO_IPV6, IPV6_RTHDR, srh(a.srh.split(",")))
-    pay = [struct.pack("!I", a.first + i) + bytes((a.first + i) & 0xff
-                                                  for _ in range(a.size - 4))
-           for i in range(a.count)]
-    if a.gso:
-        s.setsockopt(socket.IPPROTO_UDP, UDP_SEGMENT, a.size)
-        s.sendto(b"".join(pay), (dst, a.port))
-    else:
-        for p in pay:
-            s.sendto(p, (dst, a.port))
+    for count, first, tclass, gso in a.bursts:
+        s.setsockopt(socket.IPPROTO_IPV6, IPV6_TCLASS, tclass)
+        pay = [struct.pack("!I", first + i) +
+               bytes((first + i) & 0xff for _ in range(a.size - 4))
+               for i in range(count)]
+        if gso:
+            s.setsockopt(socket.IPPROTO_UDP, UDP_SEGMENT, a.size)
+            s.sendto(b"".join(pay), (a.dst, a.port))
+            s.setsockopt(socket.IPPROTO_UDP, UDP_SEGMENT, 0)
+        else:
+            for p in pay:
+                s.sendto(p, (a.dst, a.port))
     s.close()
 
 
@@ -115,12 +126,9 @@ def main():
     s = sub.add_parser("send")
     s.add_argument("dst")
     s.add_argument("port", type=int)
-    s.add_argument("--count", type=int, required=True)
     s.add_argument("--size", type=int, required=True)
-    s.add_argument("--tclass", type=int, required=True)
-    s.add_argument("--first", type=int, default=0)
     s.add_argument("--srh")
-    s.add_argument("--gso", action="store_true")
+    s.add_argument("bursts", type=burst, nargs="+", metavar="BURST")
     r = sub.add_parser("read")
     r.add_argument("pcap")
     r.add_argument("port", type=int)
