@@ -621,17 +621,20 @@ void mrc_cp_undo(struct sock *sk, u32 i, u32 tsecr, u32 cum,
 	     !mrc_ack_covers(msk, cs->undo_psn, cum, sack)))
 		return;
 	cs->undo = 0;
+	/* When its probes brought the path back first (or it was denied
+	 * since), there is no state to restore, but the retirement was
+	 * spurious all the same: the reordering is learnt either way.
+	 */
 	if (p) {
 		if (mrc_path_change_state(p, MRC_PATH_ASSUMED_BAD,
-					  MRC_PATH_GOOD, MRC_REASON_SPURIOUS) !=
-		    MRC_PATH_ASSUMED_BAD)
-			return;
-		mrc_path_count(p, MRC_PC_CHANGES, 1);
-		mrc_nl_path_event(net, p, MRC_PATH_ASSUMED_BAD, MRC_PATH_GOOD,
-				  MRC_REASON_SPURIOUS, GFP_ATOMIC);
-	} else {
-		if (!cp->bad_until_us)
-			return;
+					  MRC_PATH_GOOD, MRC_REASON_SPURIOUS) ==
+		    MRC_PATH_ASSUMED_BAD) {
+			mrc_path_count(p, MRC_PC_CHANGES, 1);
+			mrc_nl_path_event(net, p, MRC_PATH_ASSUMED_BAD,
+					  MRC_PATH_GOOD, MRC_REASON_SPURIOUS,
+					  GFP_ATOMIC);
+		}
+	} else if (cp->bad_until_us) {
 		cp->bad_until_us = 0;
 		if (cp->bad_count)
 			cp->bad_count--;
