@@ -31,9 +31,9 @@
 # all senders of all repetitions, against the ideal N x 1 MB / RATE;
 # OUT.json also says, per queue, whether the goal's terms hold (mrc-trim
 # p99 <= 1.3 x ideal, and ahead of both others), and, per case and N,
-# what the bottleneck sent (bytes, packets, and bytes per payload byte, headers
-# and retransmissions included: the floor of p99 / ideal) and for
-# mrc-trim how many packets it trimmed.
+# what the bottleneck sent (bytes, packets, and bytes per payload byte,
+# headers and retransmissions included: the floor of p99 / ideal) and
+# for mrc-trim how many packets it trimmed.
 
 set -u
 out=$1
