@@ -419,6 +419,8 @@ struct mrc_cpaths {
  * @nobuf: the peer refused it for want of memory
  * @noroute: its latest transmission found no route: the path's first hop
  *	is unreachable from this host, and the packet never left it
+ * @qdrop: a queue of this host dropped its latest transmission (the
+ *	output returned NET_XMIT_DROP): it never left, for congestion here
  */
 struct mrc_tx_cb {
 	u32 msn;
@@ -434,7 +436,8 @@ struct mrc_tx_cb {
 	   ack_req:1,
 	   trimmed:1,
 	   nobuf:1,
-	   noroute:1;
+	   noroute:1,
+	   qdrop:1;
 };
 
 #define MRC_TX_CB(skb)	((struct mrc_tx_cb *)(skb)->cb)

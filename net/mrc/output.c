@@ -71,6 +71,9 @@ static int mrc_output_flow(struct net *net, struct sock *sk,
 /* Send a packet of a connection on the path of entry @i: its route, its
  * SRH, its entropy. The caller wrote the path's id in the MRC header.
  * Sets *@noroute, if given, when the path has no route.
+ *
+ * Return: 0, a negative errno, or NET_XMIT_DROP when a queue of this host
+ * dropped the packet.
  */
 static int mrc_output_path(struct sock *sk, struct sk_buff *skb, u32 i,
 			   bool *noroute)
@@ -232,8 +235,11 @@ static void mrc_xmit_data(struct sock *sk, struct sk_buff *skb, u32 i,
 	}
 	mrc_count_xmit(sk, cb, i, now);
 	mrc_data_hdr(sk, skb_push(nskb, sizeof(struct mrc_data)), cb, ev);
-	mrc_output_path(sk, nskb, i, &noroute);
+	cb->qdrop = mrc_output_path(sk, nskb, i, &noroute) == NET_XMIT_DROP;
 	cb->noroute = noroute;
+	/* The loss scan takes it at the next tick, with no ACK to wait for. */
+	if (cb->qdrop)
+		mrc_arm_rtx_at(sk, 1);
 }
 
 /* Largest UDP payload of one GSO batch, and the most packets in one. */
@@ -253,7 +259,7 @@ static void mrc_xmit_batch(struct sock *sk, struct sk_buff **pkts, u32 n,
 	u32 seg = sizeof(struct mrc_data) + mrc_sk(sk)->mss;
 	u32 len = (n - 1) * seg + sizeof(struct mrc_data) +
 		  MRC_TX_CB(pkts[n - 1])->len;
-	bool noroute = false;
+	bool noroute = false, qdrop;
 	struct sk_buff *gso;
 	u32 i;
 
@@ -274,9 +280,14 @@ static void mrc_xmit_batch(struct sock *sk, struct sk_buff **pkts, u32 n,
 	skb_shinfo(gso)->gso_size = seg;
 	skb_shinfo(gso)->gso_type = SKB_GSO_UDP_L4;
 	skb_shinfo(gso)->gso_segs = n;
-	mrc_output_path(sk, gso, p, &noroute);
-	for (i = 0; i < n; i++)
+	/* A queue drops a GSO skb whole, or segments it and keeps some. */
+	qdrop = mrc_output_path(sk, gso, p, &noroute) == NET_XMIT_DROP;
+	for (i = 0; i < n; i++) {
 		MRC_TX_CB(pkts[i])->noroute = noroute;
+		MRC_TX_CB(pkts[i])->qdrop = qdrop;
+	}
+	if (qdrop)
+		mrc_arm_rtx_at(sk, 1);
 }
 
 /* Packets in flight for the congestion window: sent, not delivered or lost. */
@@ -292,6 +303,29 @@ static u32 mrc_inflight(const struct mrc_sock *msk)
 static bool mrc_rwnd_allows(const struct mrc_sock *msk, u32 len)
 {
 	return msk->inflight_bytes + len <= msk->peer_rwnd;
+}
+
+/* Poll interval of a connection with no usable path. */
+#define MRC_OUTAGE_POLL_MS	10
+
+/* Packets declared lost wait with no usable path: the retirement of the
+ * connection's last good path stranded them (a congestion drop on its
+ * only path does). Nothing tells a connection that a probe has brought a
+ * path back, so look again at the poll interval rather than only at the
+ * RTO, which would also restart the window from two packets. The RTO
+ * deadline still stands.
+ */
+static void mrc_poll_paths(struct sock *sk)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+	unsigned long when = jiffies + msecs_to_jiffies(MRC_OUTAGE_POLL_MS);
+
+	if (time_after(msk->rto_deadline, jiffies) &&
+	    time_before(msk->rto_deadline, when))
+		when = msk->rto_deadline;
+	if (!timer_pending(&msk->rtx_timer) ||
+	    time_before(when, msk->rtx_timer.expires))
+		sk_reset_timer(sk, &msk->rtx_timer, when);
 }
 
 /* The clock is read once a transmission (of one packet or a batch), not
@@ -327,6 +361,7 @@ static void mrc_retransmit_lost(struct sock *sk)
 		i = mrc_cp_choose(sk, MRC_TX_CB(skb)->pidx, now);
 		if (i < 0) {
 			MRC_INC(sock_net(sk), TX_NO_PATH);
+			mrc_poll_paths(sk);
 			break;
 		}
 		MRC_TX_CB(skb)->lost = 0;
@@ -527,6 +562,7 @@ void mrc_mark_lost(struct sock *sk, struct mrc_tx_cb *cb)
 	cb->trimmed = 0;
 	cb->nobuf = 0;
 	cb->noroute = 0;
+	cb->qdrop = 0;
 	mrc_sk(sk)->lost++;
 	mrc_cp_on_lost(sk, cb);
 }
@@ -545,6 +581,7 @@ static void mrc_mark_trimmed(struct sock *sk, struct mrc_tx_cb *cb)
 	cb->trimmed = 0;
 	cb->nobuf = 0;
 	cb->noroute = 0;
+	cb->qdrop = 0;
 	mrc_sk(sk)->lost++;
 	mrc_cp_on_unsent(sk, cb);
 }
@@ -580,7 +617,10 @@ static u32 mrc_trim_hold_us(const struct mrc_sock *msk,
  * path's timeout (mrc_path_timeout_us()) and an ACK has acknowledged
  * something since that timeout passed. A packet that found no route
  * never left: it is lost at once, and its path retired (the route to the
- * path's first hop went away, with its link). A packet a NACK said was
+ * path's first hop went away, with its link). A packet a queue of this
+ * host dropped never left either: it is lost at once, a congestion
+ * signal, and its path stays (a full local queue is no failure of the
+ * path). A packet a NACK said was
  * trimmed is no loss: it is released for retransmission once its trim
  * hold (mrc_trim_hold_us()) is over. Packets still inside any of these
  * windows arm the timer for its end.
@@ -607,6 +647,12 @@ void mrc_detect_losses(struct sock *sk)
 			mrc_mark_lost(sk, cb);
 			mrc_cp_retire(sk, cb);
 			MRC_INC(sock_net(sk), NO_ROUTE_LOST);
+			continue;
+		}
+		if (cb->qdrop) {
+			mrc_mark_lost(sk, cb);
+			mrc_cc_on_loss(sk, cb->pidx);
+			MRC_INC(sock_net(sk), QDISC_DROP_LOST);
 			continue;
 		}
 		if (cb->trimmed) {
@@ -705,9 +751,6 @@ static void mrc_rto_fired(struct sock *sk)
 	msk->in_recovery = false;
 	mrc_retransmit_lost(sk);
 }
-
-/* Poll interval of a connection in an outage. */
-#define MRC_OUTAGE_POLL_MS	10
 
 /* With data to send and no usable path (every one assumed bad, denied or
  * gone), the connection neither retransmits nor counts retries: it waits,

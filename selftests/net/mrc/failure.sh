@@ -20,7 +20,10 @@
 #
 # Then: the min-active floor (9); every path down past the outage timeout,
 # ETIMEDOUT and probes within probe_rate (10); a path with no route from
-# the sender, whose packets never leave: NoRouteLost retires it (11).
+# the sender, whose packets never leave: NoRouteLost retires it (11); on
+# one path, drops by the sender's own full queue, lost at once and no
+# path retired (12); losses on the only path, each retiring it, the
+# connection going on as soon as probes restore it, not at the RTO (13).
 
 # Test functions run through run_test, which shellcheck cannot follow;
 # awk programs are in single quotes on purpose.
@@ -441,6 +444,92 @@ test_no_route() {
 	return "$rc"
 }
 
+# one_path: host 1 keeps only its path over plane 1 (after reset_paths).
+one_path() {
+	local k
+
+	for k in $(seq 2 "$K"); do
+		fab_exec_host 1 "$MRC" path del "$H2_ADDR"/128 id "$k" || return 1
+	done
+}
+
+# The only path's link, from host 1, shaped with a queue of 2 ms: it
+# overflows whenever the window outgrows it. Its burst (80 KB) exceeds
+# a GSO batch (64 KB), so that the tbf takes or drops every batch whole
+# and each drop is seen by the sender (NET_XMIT_DROP); no other queue on
+# the path is shaped, so none drops. The packets dropped never left: they
+# are lost at once (QdiscDropLost), and the path stays good. The queue
+# adds up to 34 ms to a round trip of 1 ms: rto_min_ms is raised to 1 s
+# so that a spurious RTO (which retires a path) cannot happen either.
+test_local_drop() {
+	local p=/sys/module/mrc/parameters/rto_min_ms rc=0 old q0 r0 l0 t0 q r
+
+	reset_paths && one_path || return 1
+	fab_link_clear 1 1 down && fab_link_clear 2 1 both || return 1
+	FAB_SHAPE_BURST=80kb FAB_SHAPE_LATENCY=2ms \
+		fab_link_shape 1 1 up "$LINK_RATE" || return 1
+	q0=$(mib QdiscDropLost)
+	r0=$(mib PathsRetired)
+	l0=$(($(mib RackLost) + $(mib PathTimeLost)))
+	t0=$(mib RtoFired)
+	old=$(cat "$p") || return 1
+	echo 1000 > "$p"
+	if start -n "$(slow_count 300)"; then
+		finish || rc=1
+	else
+		echo "the transfer did not start"
+		rc=1
+	fi
+	echo "$old" > "$p"
+	stop_monitor
+	q=$(($(mib QdiscDropLost) - q0))
+	r=$(($(mib PathsRetired) - r0))
+	echo "QdiscDropLost +$q, PathsRetired +$r, RackLost and PathTimeLost" \
+		"+$(($(mib RackLost) + $(mib PathTimeLost) - l0)), RtoFired" \
+		"+$(($(mib RtoFired) - t0)); tbf:" \
+		"$(tc -n "$(fab_ns_host 1)" -s qdisc show dev p1 | grep -o 'dropped [0-9]*' | head -n 1)"
+	[ "$q" -gt 0 ] || { echo "no drop by the host's queue was seen"; rc=1; }
+	[ "$r" -eq 0 ] || { echo "the path was retired"; rc=1; }
+	return "$rc"
+}
+
+# The only path loses 2% of what host 1 sends (netem, at LINK_RATE so
+# that the transfer lasts): each loss retires it
+# (min-active 0), and every packet in flight waits with no path until
+# probes restore it. The connection must go on then, not at its RTO:
+# with rto_min_ms at 5 s, a transfer that waited for one RTO a retirement
+# would not end within its time limit. A loss at the very end has only
+# the RTO to find it (once more if its retransmission is lost too):
+# RtoFired must stay below a quarter of the retirements (it was one each).
+test_sole_path_back() {
+	local p=/sys/module/mrc/parameters/rto_min_ms rc=0 old r0 s0 t0 r s t
+
+	reset_paths && one_path || return 1
+	fab_link_qdisc 1 1 up netem loss 2% rate "$LINK_RATE" || return 1
+	old=$(cat "$p") || return 1
+	r0=$(mib PathsRetired)
+	s0=$(mib PathsRestored)
+	t0=$(mib RtoFired)
+	echo 5000 > "$p"
+	if start -n "$(slow_count 200)"; then
+		finish || rc=1
+	else
+		echo "the transfer did not start"
+		rc=1
+	fi
+	echo "$old" > "$p"
+	stop_monitor
+	r=$(($(mib PathsRetired) - r0))
+	s=$(($(mib PathsRestored) - s0))
+	t=$(($(mib RtoFired) - t0))
+	echo "PathsRetired +$r, PathsRestored +$s, RtoFired +$t"
+	[ "$r" -ge 8 ] || { echo "the loss retired the path fewer than 8 times"; rc=1; }
+	[ "$s" -ge 8 ] || { echo "probes restored the path fewer than 8 times"; rc=1; }
+	[ $((4 * t)) -lt "$r" ] ||
+		{ echo "the connection waited for its RTO after a retirement"; rc=1; }
+	return "$rc"
+}
+
 if [ "$(id -u)" -ne 0 ]; then
 	echo "failure.sh needs root"
 	exit "$KSFT_SKIP"
@@ -451,7 +540,7 @@ if [ ! -x "$MRCPERF" ] || [ ! -x "$MRC" ]; then
 	exit "$KSFT_FAIL"
 fi
 
-ktap_begin 11
+ktap_begin 13
 echo "# seed $SEED (MRC_SEED=$SEED repeats it)"
 if ! fab_up 2 "$K"; then
 	echo "# the fabric could not be built"
@@ -469,4 +558,6 @@ run_test "operator deletes one path and denies another" test_operator
 run_test "min-active 3 of 4: two paths broken, one retired, the floor holds" test_min_active
 run_test "every path down past MRC_OUTAGE_TIMEOUT: ETIMEDOUT, probes within probe_rate" test_outage_timeout
 run_test "a path with no route: its packets lost at once, the path retired" test_no_route
+run_test "one path, the sender's queue full: drops lost at once, the path kept" test_local_drop
+run_test "losses retire the only path: sending goes on once probes restore it" test_sole_path_back
 ktap_end
