@@ -326,6 +326,10 @@ void mrc_cp_refresh(struct sock *sk)
 			cb->pidx = 0;
 			if (!cb->lost) {
 				cb->lost = 1;
+				cb->trimmed = 0;
+				cb->nobuf = 0;
+				cb->noroute = 0;
+				cb->qdrop = 0;
 				msk->lost++;
 				MRC_INC(net, PATH_MOVED);
 			}

@@ -203,7 +203,8 @@ static void mrc_count_xmit(struct sock *sk, struct mrc_tx_cb *cb, u32 i,
 	struct mrc_sock *msk = mrc_sk(sk);
 
 	cb->xmit_us = now;
-	cb->xmits++;
+	if (cb->xmits < U8_MAX)
+		cb->xmits++;
 	if (cb->xmits > 1)
 		msk->undo_retrans++;
 	mrc_cp_on_xmit(sk, cb, i, now);
@@ -369,6 +370,9 @@ static void mrc_retransmit_lost(struct sock *sk)
 		MRC_TX_CB(skb)->ack_req = mrc_inflight(msk) >= msk->cwnd;
 		mrc_xmit_data(sk, skb, i, now);
 		now = 0;
+		/* The local queue is full: no more into it until the tick. */
+		if (MRC_TX_CB(skb)->qdrop)
+			break;
 	}
 }
 
@@ -398,6 +402,8 @@ static void mrc_send_new(struct sock *sk, bool probe)
 		/* A batch holds consecutive packets of one path. */
 		if (n && p != bp) {
 			mrc_send_batch(sk, batch, n, bp, now);
+			if (MRC_TX_CB(batch[n - 1])->qdrop)
+				return;
 			now = mrc_now_us() ?: 1;
 			n = 0;
 			bytes = 0;
@@ -422,6 +428,8 @@ static void mrc_send_new(struct sock *sk, bool probe)
 		    bytes + sizeof(struct mrc_data) + msk->mss <= MRC_GSO_BYTES)
 			continue;
 		mrc_send_batch(sk, batch, n, bp, now);
+		if (MRC_TX_CB(skb)->qdrop)
+			return;
 		now = 0;
 		n = 0;
 		bytes = 0;
@@ -441,6 +449,13 @@ void mrc_push(struct sock *sk)
 
 	if (msk->state != MRC_ESTABLISHED)
 		return;
+	/* Leaving idle: the deadline is the RTO from now, before a local
+	 * drop (or a poll) arms the timer earlier and keeps mrc_arm_rto()
+	 * below from running: a stale deadline would make that timer an
+	 * RTO.
+	 */
+	if (!msk->outstanding && !timer_pending(&msk->rtx_timer))
+		msk->rto_deadline = jiffies + usecs_to_jiffies(mrc_rto_us(sk));
 	mrc_cp_refresh(sk);
 	mrc_retransmit_lost(sk);
 	mrc_send_new(sk, false);
@@ -732,6 +747,13 @@ static void mrc_rto_fired(struct sock *sk)
 			first = false;
 			continue;
 		}
+		if (cb->qdrop) {
+			/* It never left: no failure of its path. */
+			mrc_mark_lost(sk, cb);
+			MRC_INC(sock_net(sk), QDISC_DROP_LOST);
+			first = false;
+			continue;
+		}
 		tmo = max(base, mrc_path_timeout_us(msk, &st[cb->pidx], cb,
 						    hold));
 		if (first || now - cb->xmit_us >= tmo) {
@@ -849,7 +871,13 @@ void mrc_rtx_timeout(struct sock *sk)
 			return;
 		}
 	}
-	mrc_arm_rto(sk);
+	/* The next RTO, unless what was just sent armed an earlier look:
+	 * the poll for a path (mrc_poll_paths()) or a local drop's tick.
+	 */
+	msk->rto_deadline = jiffies + usecs_to_jiffies(mrc_rto_us(sk));
+	if (!timer_pending(&msk->rtx_timer) ||
+	    time_after(msk->rtx_timer.expires, msk->rto_deadline))
+		sk_reset_timer(sk, &msk->rtx_timer, msk->rto_deadline);
 }
 
 /**

@@ -496,11 +496,11 @@ test_local_drop() {
 # The only path loses 2% of what host 1 sends (netem, at LINK_RATE so
 # that the transfer lasts): each loss retires it
 # (min-active 0), and every packet in flight waits with no path until
-# probes restore it. The connection must go on then, not at its RTO:
-# with rto_min_ms at 5 s, a transfer that waited for one RTO a retirement
-# would not end within its time limit. A loss at the very end has only
-# the RTO to find it (once more if its retransmission is lost too):
-# RtoFired must stay below a quarter of the retirements (it was one each).
+# probes restore it. The connection must go on then, not at its RTO
+# (rto_min_ms is set to 5 s, and rto_max_ms, 1 s by default, caps it): a
+# loss at the very end has only the RTO to find it (once more if its
+# retransmission is lost too), but RtoFired must stay below a quarter of
+# the retirements. Before the poll, each retirement cost one RTO.
 test_sole_path_back() {
 	local p=/sys/module/mrc/parameters/rto_min_ms rc=0 old r0 s0 t0 r s t
 
