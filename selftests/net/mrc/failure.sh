@@ -444,6 +444,24 @@ test_no_route() {
 	return "$rc"
 }
 
+# transfer_rto_min MS [CLIENT-ARGS...]: start and finish a transfer with
+# the module's rto_min_ms set to MS, restored afterwards.
+transfer_rto_min() {
+	local p=/sys/module/mrc/parameters/rto_min_ms ms=$1 rc=0 old
+
+	shift
+	old=$(cat "$p") || return 1
+	echo "$ms" > "$p"
+	if start "$@"; then
+		finish || rc=1
+	else
+		echo "the transfer did not start"
+		rc=1
+	fi
+	echo "$old" > "$p"
+	return "$rc"
+}
+
 # one_path: host 1 keeps only its path over plane 1 (after reset_paths).
 one_path() {
 	local k
@@ -462,7 +480,7 @@ one_path() {
 # adds up to 34 ms to a round trip of 1 ms: rto_min_ms is raised to 1 s
 # so that a spurious RTO (which retires a path) cannot happen either.
 test_local_drop() {
-	local p=/sys/module/mrc/parameters/rto_min_ms rc=0 old q0 r0 l0 t0 q r
+	local rc=0 q0 r0 l0 t0 q r
 
 	reset_paths && one_path || return 1
 	fab_link_clear 1 1 down && fab_link_clear 2 1 both || return 1
@@ -472,15 +490,7 @@ test_local_drop() {
 	r0=$(mib PathsRetired)
 	l0=$(($(mib RackLost) + $(mib PathTimeLost)))
 	t0=$(mib RtoFired)
-	old=$(cat "$p") || return 1
-	echo 1000 > "$p"
-	if start -n "$(slow_count 300)"; then
-		finish || rc=1
-	else
-		echo "the transfer did not start"
-		rc=1
-	fi
-	echo "$old" > "$p"
+	transfer_rto_min 1000 -n "$(slow_count 300)" || rc=1
 	stop_monitor
 	q=$(($(mib QdiscDropLost) - q0))
 	r=$(($(mib PathsRetired) - r0))
@@ -502,22 +512,14 @@ test_local_drop() {
 # retransmission is lost too), but RtoFired must stay below a quarter of
 # the retirements. Before the poll, each retirement cost one RTO.
 test_sole_path_back() {
-	local p=/sys/module/mrc/parameters/rto_min_ms rc=0 old r0 s0 t0 r s t
+	local rc=0 r0 s0 t0 r s t
 
 	reset_paths && one_path || return 1
 	fab_link_qdisc 1 1 up netem loss 2% rate "$LINK_RATE" || return 1
-	old=$(cat "$p") || return 1
 	r0=$(mib PathsRetired)
 	s0=$(mib PathsRestored)
 	t0=$(mib RtoFired)
-	echo 5000 > "$p"
-	if start -n "$(slow_count 200)"; then
-		finish || rc=1
-	else
-		echo "the transfer did not start"
-		rc=1
-	fi
-	echo "$old" > "$p"
+	transfer_rto_min 5000 -n "$(slow_count 200)" || rc=1
 	stop_monitor
 	r=$(($(mib PathsRetired) - r0))
 	s=$(($(mib PathsRestored) - s0))
