@@ -70,7 +70,7 @@ goodput() {
 		wait_ready "$spid" "$dir/ready" > /dev/null || { echo 0; return; }
 		t0=$(ticks)
 		mbps=$(ip netns exec "$A" "$P" -c "$MRC_ADDR_B" -P "$c" -t "$secs" -l 64K -j |
-			python3 -c 'import json, sys; print(json.load(sys.stdin)["goodput_mbps"])')
+			jq -r .goodput_mbps)
 		;;
 	tcp | udp)
 		ip netns exec "$B" iperf3 -s -1 -p 5301 > /dev/null 2>&1 &
@@ -80,13 +80,10 @@ goodput() {
 		[ "$proto" = udp ] && args+=(-u -b 0 -l $((mtu - 48)))
 		t0=$(ticks)
 		mbps=$(ip netns exec "$A" iperf3 -6 -c "$MRC_ADDR_B" -p 5301 -t "$secs" \
-			"${args[@]}" -J | python3 -c 'import json, sys
-e = json.load(sys.stdin)["end"]
-if "sum_received" in e:
-    print(e["sum_received"]["bits_per_second"] / 1e6)
-else:
-    s = e["sum"]
-    print(s["bits_per_second"] * (1 - s.get("lost_percent", 0) / 100) / 1e6)')
+			"${args[@]}" -J | jq -r '.end | if .sum_received
+			then .sum_received.bits_per_second / 1e6
+			else .sum.bits_per_second * (1 - (.sum.lost_percent // 0) / 100) / 1e6
+			end')
 		;;
 	esac
 	wait "$spid"
@@ -111,9 +108,7 @@ latency() {
 		wait_ready "$spid" "$dir/ready" > /dev/null || return 1
 		# shellcheck disable=SC2086
 		ip netns exec "$A" "$P" -c "$MRC_ADDR_B" -n "$count" -l "$size" --pingpong \
-			$flag -j | python3 -c 'import json, sys
-l = json.load(sys.stdin)["latency_us"]
-print(l["p50"], l["p99"], l.get("p999", "null"))'
+			$flag -j | jq -r '.latency_us | "\(.p50) \(.p99) \(.p999)"'
 		wait "$spid"
 		;;
 	udp)

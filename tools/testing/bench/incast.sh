@@ -89,15 +89,16 @@ ready_count() {
 }
 
 port=7500
-# run CASE N TAG: one incast; appends each sender's seconds to
-# incast-TAG.dat.
+# run CASE N TAG R: run R of one incast; sender H writes its JSON to
+# incast-TAG-rR-H.json (read once all runs are done: each start of
+# python costs a TCG guest a good part of a second).
 run() {
-	local case=$1 n=$2 tag=$3 flag='' spid h limit
+	local case=$1 n=$2 tag=$3 r=$4 flag='' spid h limit
 
 	port=$((port + 1))
 	limit=$(slow_limit 120)
 	[ "$case" = tcp ] && flag=--tcp
-	rm -f "$dir"/go "$dir"/go.ready-* "$dir/ready" "$dir"/incast-[0-9]*.json
+	rm -f "$dir"/go "$dir"/go.ready-* "$dir/ready"
 	# shellcheck disable=SC2086 # $flag is one word or none
 	fab_exec_host "$RX" "$P" -s -p "$port" $flag --timeout "$limit" \
 		--ready "$dir/ready" > /dev/null 2>&1 &
@@ -107,7 +108,7 @@ run() {
 		# shellcheck disable=SC2086
 		fab_exec_host "$h" "$P" -c "$(fab_host_addr "$RX")" -p "$port" $flag \
 			-n 1 -l 1M -j --seed "$h" --timeout "$limit" --start "$dir/go" \
-			> "$dir/incast-$h.json" 2>&1 &
+			> "$dir/incast-$tag-r$r-$h.json" 2>&1 &
 	done
 	wait_for 60 ready_count "$n" || return 1
 	touch "$dir/go"
@@ -116,29 +117,10 @@ run() {
 	done
 	kill "$spid" 2>/dev/null
 	wait "$spid" 2>/dev/null
-	# One python for all the senders: each start of it costs a TCG
-	# guest a good part of a second.
-	python3 - "$dir" "$n" "$tag" >> "$dir/incast-$tag.dat" <<'PY'
-import json, os, sys
-d, n, tag = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-with open(os.path.join(d, "incast-info.txt"), "a") as info:
-    for h in range(1, n + 1):
-        try:
-            r = json.load(open(os.path.join(d, "incast-%d.json" % h)))
-        except (OSError, ValueError):
-            r = {}
-        if not r.get("ok"):
-            print("failed")
-            continue
-        print(r["seconds"])
-        i = r["conns"][0].get("mrc_info", {})
-        print(tag, r["seconds"], "rtos", i.get("rtos"), "retrans",
-              i.get("pkts_retrans"), "trim_retrans", i.get("trim_retrans"),
-              file=info)
-PY
 }
 
-rm -f "$dir"/incast-*.dat "$dir"/incast-qdisc-*.txt "$dir/incast-info.txt"
+rm -f "$dir"/incast-*.dat "$dir"/incast-*.json "$dir"/incast-qdisc-*.txt \
+	"$dir/incast-info.txt"
 for qlim in $limits; do
 	for case in $cases; do
 		for n in ${SENDERS:-4 8 16}; do
@@ -150,7 +132,7 @@ for qlim in $limits; do
 			fi
 			echo "== $qlim B queue, $case, $n senders"
 			for r in $(seq "$reps"); do
-				run "$case" "$n" "$qlim-$case-$n" ||
+				run "$case" "$n" "$qlim-$case-$n" "$r" ||
 					echo "$case $n run $r failed"
 			done
 			fab_exec_spine 1 tc -s qdisc show dev "h$RX" \
@@ -158,6 +140,31 @@ for qlim in $limits; do
 		done
 	done
 done
+
+# Each sender's seconds, one file per case (incast-TAG.dat, "failed" for
+# a sender that did not finish), and what its connection counted
+# (incast-info.txt).
+python3 - "$dir" <<'PY'
+import glob, json, os, re, sys
+d = sys.argv[1]
+with open(os.path.join(d, "incast-info.txt"), "w") as info:
+    for path in sorted(glob.glob(os.path.join(d, "incast-*-r*-*.json"))):
+        tag = re.match(r"incast-(.*)-r\d+-\d+\.json$",
+                       os.path.basename(path)).group(1)
+        try:
+            r = json.load(open(path))
+        except (OSError, ValueError):
+            r = {}
+        with open(os.path.join(d, "incast-%s.dat" % tag), "a") as dat:
+            if not r.get("ok"):
+                print("failed", file=dat)
+                continue
+            print(r["seconds"], file=dat)
+        i = r["conns"][0].get("mrc_info", {})
+        print(tag, r["seconds"], "rtos", i.get("rtos"), "retrans",
+              i.get("pkts_retrans"), "trim_retrans", i.get("trim_retrans"),
+              file=info)
+PY
 
 python3 - "$dir" "$rate" "$out" "$paths" "$trim_size" "$reps" "$limits" <<'EOF'
 import json, os, re, sys

@@ -37,10 +37,6 @@ stats() {
 		printf "%.1f %.1f %.1f\n", m, v[1], v[NR] }'
 }
 
-json_get() {
-	python3 -c 'import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1]))' "$1"
-}
-
 port=7100
 # run_one mrc|tcp|mptcp: one timed run from host 1 to host 2; Mbit/s.
 run_one() {
@@ -64,7 +60,7 @@ run_one() {
 	rm -f /tmp/mp-bench-ready
 	# shellcheck disable=SC2086
 	fab_exec_host 1 "$P" -c "$dst" -p "$port" -t "$secs" -l 64K -j $flag |
-		json_get 'd["goodput_mbps"]' 2> /dev/null || echo 0
+		jq -er .goodput_mbps 2> /dev/null || echo 0
 	wait "$spid"
 }
 

@@ -69,7 +69,7 @@ done
 for k in 1 2 3 4; do
 	for _ in 1 2 3 4 5; do
 		fab_exec_host 1 "$MRC" -j probe "$(fab_host_addr 2)"/128 id "$k" |
-			python3 -c 'import json, sys; print(json.load(sys.stdin)["rtt_us"])'
+			jq -r .rtt_us
 	done
 done | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }' \
 	> "$dir/base-rtt-us"
@@ -79,7 +79,7 @@ port=7300
 # run PROTO R: run R of PROTO, one timed transfer with the failure and
 # heal, captured.
 run() {
-	local proto=$1 r=$2 flag='' dst k spid cpid t0
+	local proto=$1 r=$2 flag='' dst k spid cpid t0 tpids=()
 
 	port=$((port + 1))
 	case $proto in
@@ -88,12 +88,17 @@ run() {
 	tcp) flag=--tcp; dst=$(fab_link_addr 2 2) ;;
 	esac
 	for k in 1 2 3 4; do
-		rm -f "$dir/cap-$proto-$r-$k.pcap"
+		rm -f "$dir/cap-$proto-$r-$k.pcap" "$dir/tcpdump-$k.err"
 		fab_exec_host 2 tcpdump -Z root -n -U -s 128 -B 16384 -i "p$k" \
 			-w "$dir/cap-$proto-$r-$k.pcap" ip6 \
-			2> /dev/null &
+			2> "$dir/tcpdump-$k.err" &
+		tpids+=($!)
 	done
-	sleep 2
+	# tcpdump says "listening on" once its capture is open.
+	for k in 1 2 3 4; do
+		wait_for 30 grep -qs "listening on" "$dir/tcpdump-$k.err" ||
+			{ kill "${tpids[@]}"; wait "${tpids[@]}"; return 1; }
+	done
 	# shellcheck disable=SC2086 # $flag is one word or none
 	fab_exec_host 2 "$P" -s -1 -p "$port" $flag --ready "$dir/ready" > /dev/null 2>&1 &
 	spid=$!
@@ -122,7 +127,7 @@ run() {
 	wait "$spid"
 	sleep 1
 	fab_exec_host 2 pkill -INT tcpdump
-	sleep 1
+	wait "${tpids[@]}"
 	echo "$t0 start" >> "$dir/events-$proto-$r"
 	# What the failure cost MRC's sender: the counters that moved.
 	[ "$proto" = mrc ] && fab_exec_host 1 cat /proc/net/mrc_stat |

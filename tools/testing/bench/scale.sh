@@ -106,9 +106,8 @@ run() {
 	busy=$(slab_bytes)
 	wait "$cpid"
 	wait "$spid"
-	gp=$(python3 -c 'import json, sys
-d = json.load(open(sys.argv[1]))
-print(d["goodput_mbps"] if d.get("ok", True) else "null")' "$dir/client.json") || return 1
+	gp=$(jq -r 'if .ok == false then null else .goodput_mbps end' \
+		"$dir/client.json") || return 1
 	echo "$gp $(((busy - idle) / c))"
 }
 
@@ -144,7 +143,7 @@ paths_goodput() {
 		ip netns exec "$B" "$P" -s -1 > /dev/null 2>&1 &
 		sleep 0.5
 		ip netns exec "$A" "$P" -c "$MRC_ADDR_B" -t "$secs" -l 64K -j |
-			python3 -c 'import json, sys; print(json.load(sys.stdin)["goodput_mbps"])'
+			jq -r .goodput_mbps
 		wait
 	done | median
 }
