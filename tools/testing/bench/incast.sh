@@ -117,6 +117,7 @@ run() {
 	done
 	kill "$spid" 2>/dev/null
 	wait "$spid" 2>/dev/null
+	return 0
 }
 
 rm -f "$dir"/incast-*.dat "$dir"/incast-*.json "$dir"/incast-qdisc-*.txt \
