@@ -227,16 +227,22 @@ static void mrc_xmit_data(struct sock *sk, struct sk_buff *skb, u32 i,
 	bool noroute = false;
 	struct sk_buff *nskb;
 
+	/* Counted first, so that the path's in-flight count always holds
+	 * what its losses and deliveries will take away.
+	 */
+	mrc_count_xmit(sk, cb, i, now);
 	/* A copy still queued below us owns the headroom: copy, not clone. */
 	nskb = skb_cloned(skb) ? pskb_copy(skb, GFP_ATOMIC) :
 				 skb_clone(skb, GFP_ATOMIC);
-	if (!nskb) {
+	if (nskb) {
+		mrc_data_hdr(sk, skb_push(nskb, sizeof(struct mrc_data)), cb, ev);
+		cb->qdrop = mrc_output_path(sk, nskb, i, &noroute) ==
+			    NET_XMIT_DROP;
+	} else {
+		/* Never sent: a local drop, whatever the last send did. */
 		MRC_INC(sock_net(sk), TX_ERRORS);
-		return;
+		cb->qdrop = 1;
 	}
-	mrc_count_xmit(sk, cb, i, now);
-	mrc_data_hdr(sk, skb_push(nskb, sizeof(struct mrc_data)), cb, ev);
-	cb->qdrop = mrc_output_path(sk, nskb, i, &noroute) == NET_XMIT_DROP;
 	cb->noroute = noroute;
 	/* The loss scan takes it at the next tick, with no ACK to wait for. */
 	if (cb->qdrop)
