@@ -14,7 +14,7 @@
 #    sockperf of Debian 12 has no IPv6).
 # Every figure is the median of REPS runs (default 5), with the smallest
 # and largest run as the spread. Goodput runs last SECS seconds (default
-# 4); a latency run is COUNT round trips (default 2000), or for sockperf,
+# 3); a latency run is COUNT round trips (default 2000), or for sockperf,
 # which counts time instead, UDP_SECS seconds (default 3); every latency
 # is a full round trip. MTUS (default "1500 9000"), CONNS ("1 8") and
 # SIZES ("64 4096"; empty for no latency runs) narrow a run down to the
@@ -23,7 +23,7 @@
 set -u
 out=$1
 reps=${REPS:-5}
-secs=${SECS:-4}
+secs=${SECS:-3}
 count=${COUNT:-2000}
 udp_secs=${UDP_SECS:-3}
 top=$(cd "$(dirname "$0")/../../.." && pwd)

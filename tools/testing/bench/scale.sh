@@ -5,7 +5,7 @@
 # veth pair between two namespaces of this guest, MRC vs TCP (both through
 # mrcperf, so the applications are the same):
 #  - C = 1, 100 and 1,000 concurrent connections (mrcperf -P C): aggregate
-#    goodput over SECS seconds;
+#    goodput over SECS seconds (default 3);
 #  - kernel memory per idle connection: the guest's slab memory
 #    (/proc/meminfo Slab, caches shrunk first) with C connections open
 #    and idle, less the value before, divided by C. The connections are
@@ -23,7 +23,7 @@
 set -u
 out=$1
 reps=${REPS:-5}
-secs=${SECS:-5}
+secs=${SECS:-3}
 top=$(cd "$(dirname "$0")/../../.." && pwd)
 P=$top/build/tools/mrcperf
 MRC=$top/build/tools/mrc
