@@ -479,8 +479,15 @@ one_path() {
 # are lost at once (QdiscDropLost), and the path stays good. The queue
 # adds up to 34 ms to a round trip of 1 ms: rto_min_ms is raised to 1 s
 # so that a spurious RTO (which retires a path) cannot happen either.
+# A kernel too slow to outgrow the queue (the debug kernel) never makes
+# the tbf drop: then there is nothing to check, and the case skips.
+tbf_drops() {
+	tc -n "$(fab_ns_host 1)" -s qdisc show dev p1 |
+		awk '/dropped/ { sub(",", "", $7); print $7; exit }'
+}
+
 test_local_drop() {
-	local rc=0 q0 r0 l0 t0 q r
+	local rc=0 q0 r0 l0 t0 d0 q r d
 
 	reset_paths && one_path || return 1
 	fab_link_clear 1 1 down && fab_link_clear 2 1 both || return 1
@@ -490,18 +497,25 @@ test_local_drop() {
 	r0=$(mib PathsRetired)
 	l0=$(($(mib RackLost) + $(mib PathTimeLost)))
 	t0=$(mib RtoFired)
+	d0=$(tbf_drops)
 	# Not shrunk on a slow kernel (slow_count): start() must see 2 MB
 	# acknowledged while the transfer runs.
 	transfer_rto_min 1000 -n 300 || rc=1
 	stop_monitor
 	q=$(($(mib QdiscDropLost) - q0))
 	r=$(($(mib PathsRetired) - r0))
+	d=$(($(tbf_drops) - d0))
 	echo "QdiscDropLost +$q, PathsRetired +$r, RackLost and PathTimeLost" \
 		"+$(($(mib RackLost) + $(mib PathTimeLost) - l0)), RtoFired" \
-		"+$(($(mib RtoFired) - t0)); tbf:" \
-		"$(tc -n "$(fab_ns_host 1)" -s qdisc show dev p1 | grep -o 'dropped [0-9]*' | head -n 1)"
-	[ "$q" -gt 0 ] || { echo "no drop by the host's queue was seen"; rc=1; }
+		"+$(($(mib RtoFired) - t0)); tbf dropped +$d"
 	[ "$r" -eq 0 ] || { echo "the path was retired"; rc=1; }
+	if [ "$d" -eq 0 ]; then
+		echo "the host's queue never overflowed: nothing to check"
+		[ "$rc" -eq 0 ] && rc=$KSFT_SKIP
+	elif [ "$q" -eq 0 ]; then
+		echo "the host's queue dropped $d, and none was declared lost for it"
+		rc=1
+	fi
 	return "$rc"
 }
 
