@@ -109,9 +109,13 @@ static int rtt_add(struct conn_result *r, double us)
 	return 0;
 }
 
-/* Whether to send message @i: by count, or until the deadline. */
+/* Whether to send message @i: by count, or until the deadline; never
+ * once SIGINT has asked the client to stop.
+ */
 static bool more(const struct mrcperf_opts *o, u64 i, u64 deadline)
 {
+	if (mrcperf_stop)
+		return false;
 	return o->count ? i < o->count : now_ns() < deadline;
 }
 

@@ -358,13 +358,27 @@ static void raise_nofile(unsigned int need)
 	setrlimit(RLIMIT_NOFILE, &rl);
 }
 
+volatile sig_atomic_t mrcperf_stop;
+
+static void stop_sending(int sig)
+{
+	(void)sig;
+	mrcperf_stop = 1;
+}
+
 int main(int argc, char **argv)
 {
+	struct sigaction sa = { .sa_handler = stop_sending, .sa_flags = SA_RESTART };
 	struct mrcperf_opts o;
 
 	parse_opts(&o, argc, argv);
 	/* A peer that goes away is an error from send(), not a signal. */
 	signal(SIGPIPE, SIG_IGN);
+	/* As iperf3's: SIGINT ends a client's run early, with its report. */
+	if (!o.server) {
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGINT, &sa, NULL);
+	}
 	raise_nofile((o.server ? 4 * MRCPERF_MAX_CONNS : o.conns) + 64);
 	return o.server ? run_server(&o) : run_client(&o);
 }

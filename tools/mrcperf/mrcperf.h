@@ -17,6 +17,7 @@
 /* __u64 is unsigned long long on every architecture, so %llu fits it. */
 #define __SANE_USERSPACE_TYPES__
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -244,6 +245,9 @@ bool verify_msg(struct verifier *v, const u8 *buf, size_t len);
 bool verify_len(struct verifier *v, size_t len);
 
 /* msg.c */
+/* Set by SIGINT in the client: send no further message, then end as usual. */
+extern volatile sig_atomic_t mrcperf_stop;
+
 u64 now_ns(void);
 int mconn_init(struct mconn *mc, int fd, const struct mrcperf_opts *o);
 void mconn_close(struct mconn *mc);

@@ -217,12 +217,16 @@ def plot(d, protos, res, planes, png):
         avg = os.path.join(d, "recovery-%s-avg.dat" % p)
         rows = [list(map(float, l.split())) for l in open(src)
                 if not l.startswith("#")]
+        # A running sum over the last AVG bins of each plane.
+        acc = [0.0] * (planes + 1)
         with open(avg, "w") as f:
-            for i in range(len(rows)):
-                w = rows[max(0, i - AVG + 1):i + 1]
-                f.write("%d %s\n" % (rows[i][0], " ".join(
-                    "%.3f" % (sum(x[k] for x in w) / AVG)
-                    for k in range(1, planes + 1))))
+            for i, row in enumerate(rows):
+                for k in range(1, planes + 1):
+                    acc[k] += row[k]
+                    if i >= AVG:
+                        acc[k] -= rows[i - AVG][k]
+                f.write("%d %s\n" % (row[0], " ".join(
+                    "%.3f" % (acc[k] / AVG) for k in range(1, planes + 1))))
         lines.append("set title '%s (run %d of %d, the median stall): stall "
                      "%s ms, back to 90%% %s ms after the failure (red); "
                      "healed at the green line'" %
