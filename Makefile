@@ -5,18 +5,41 @@
 #   make check   build everything and run the whole test suite on every
 #                supported kernel
 #
-# make [KVER=<version>]  build mrc.ko for every installed supported kernel
-#                        (or one), into build/<version>/
+# make                   the modules, mrc, mrcperf, the tc plugin and the
+#                        examples, for the kernels below
+# make install           install them (DESTDIR=, PREFIX=)
+#
+# Which kernels the modules are built for, each into build/<release>/:
+#   KDIR=DIR             the kernel build tree DIR (installed headers or a
+#                        built source tree); its release is the one in
+#                        DIR/include/generated/utsrelease.h
+#   KVER="REL ..."       the kernels whose trees are /lib/modules/REL/build
+#   neither              the running kernel (uname -r) if its headers are
+#                        installed, or else every kernel whose headers are
+#                        (/lib/modules/*/build)
+# Kernels from 6.1 on are supported; 6.1 and 6.12 LTS are the ones tested.
 
 TOP := $(CURDIR)
 BUILD := $(TOP)/build
 TESTING := $(TOP)/tools/testing
 
-ifeq ($(KVER),)
-KERNELS := $(shell $(TESTING)/kernels 2>/dev/null)
-else
+RUNNING := $(shell uname -r)
+# The kernels make check, make demo and make bench boot.
+TEST_KERNELS = $(shell $(TESTING)/kernels 2>/dev/null)
+
+ifneq ($(KDIR),)
+KERNELS := $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"$$/\1/p' \
+	$(KDIR)/include/generated/utsrelease.h 2>/dev/null)
+KDIR_OF = $(KDIR)
+else ifneq ($(KVER),)
 KERNELS := $(KVER)
+else ifneq ($(wildcard /lib/modules/$(RUNNING)/build/Makefile),)
+KERNELS := $(RUNNING)
+else
+KERNELS := $(patsubst /lib/modules/%/build/Makefile,%,\
+	$(wildcard /lib/modules/*/build/Makefile))
 endif
+KDIR_OF ?= /lib/modules/$(KVER_ONE)/build
 
 # Sources that make up the module; they are copied per kernel because an
 # out-of-tree build writes its objects next to its sources.
@@ -50,13 +73,30 @@ INSTALL_FILES := \
 	uapi/linux/mrc.h:$(PREFIX)/include/linux/mrc.h:644 \
 	uapi/linux/mrc_trim.h:$(PREFIX)/include/linux/mrc_trim.h:644
 
-all: modules selftests tools examples
+# What a user builds and installs; make check and make demo add the
+# selftests (which need linux-source for kselftest_harness.h).
+all: modules tools examples
 
 modules:
-	@if [ -z "$(KERNELS)" ]; then \
-		echo "no supported kernel installed: run 'make deps' as root" >&2; \
+	@if [ -n "$(KDIR)" ] && [ -z "$(KERNELS)" ]; then \
+		echo "KDIR=$(KDIR): no include/generated/utsrelease.h there;" \
+			"is it a configured kernel tree?" >&2; \
 		exit 1; \
 	fi
+	@if [ -z "$(KERNELS)" ]; then \
+		echo "no kernel headers: none for the running kernel" \
+			"$(RUNNING) (/lib/modules/$(RUNNING)/build), nor for" \
+			"any other; install them (linux-headers-$(RUNNING) on" \
+			"Debian and Ubuntu, kernel-devel on Fedora), or give" \
+			"KDIR=DIR" >&2; \
+		exit 1; \
+	fi
+	@for k in $(KERNELS); do \
+		test -f $(if $(KDIR),$(KDIR),/lib/modules/$$k/build)/Makefile || { \
+			echo "no kernel build tree for $$k:" \
+				"$(if $(KDIR),$(KDIR),/lib/modules/$$k/build)" >&2; \
+			exit 1; }; \
+	done
 	@for k in $(KERNELS); do \
 		$(MAKE) --no-print-directory module-one KVER_ONE=$$k || exit 1; \
 	done
@@ -65,7 +105,7 @@ module-one:
 	@mkdir -p $(BUILD)/$(KVER_ONE)/src
 	@tar -cf - $(MODULE_SRCS) | tar -C $(BUILD)/$(KVER_ONE)/src -xf -
 	@echo "  MODULE  $(KVER_ONE)"
-	@$(MAKE) -C /lib/modules/$(KVER_ONE)/build M=$(BUILD)/$(KVER_ONE)/src \
+	@$(MAKE) -C $(KDIR_OF) M=$(BUILD)/$(KVER_ONE)/src \
 		W=1 KCFLAGS=-Werror modules > $(BUILD)/$(KVER_ONE)/build.log 2>&1; \
 	rc=$$?; cat $(BUILD)/$(KVER_ONE)/build.log; \
 	if [ $$rc -ne 0 ] || grep -qi 'warning' $(BUILD)/$(KVER_ONE)/build.log; then \
@@ -132,16 +172,16 @@ dkms-uninstall:
 	@dkms remove -m mrc -v $(VERSION) --all; rm -rf $(DKMS_SRC)
 
 check: deps
-	@$(MAKE) --no-print-directory all KVER=
+	@$(MAKE) --no-print-directory all selftests KVER="$(TEST_KERNELS)" KDIR=
 	@$(TESTING)/check
 
 demo: deps
-	@$(MAKE) --no-print-directory all KVER=
+	@$(MAKE) --no-print-directory all selftests KVER="$(TEST_KERNELS)" KDIR=
 	@$(TESTING)/demo
 
 bench:
 	@$(TESTING)/setup-deps bench
-	@$(MAKE) --no-print-directory all KVER=
+	@$(MAKE) --no-print-directory all selftests KVER="$(TEST_KERNELS)" KDIR=
 	@rm -rf $(BUILD)/bench && mkdir -p $(BUILD)/bench
 	@$(TESTING)/vm-run --timeout 3000 --outdir $(BUILD)/bench -- \
 		$(TESTING)/bench/run $(BUILD)/bench; \
@@ -155,7 +195,7 @@ checkpatch:
 # lockdep, UBSAN) built here once; see tools/testing/check-debug.
 check-debug:
 	@$(TESTING)/setup-deps debug
-	@$(MAKE) --no-print-directory all KVER=
+	@$(MAKE) --no-print-directory all selftests KVER="$(TEST_KERNELS)" KDIR=
 	@$(TESTING)/check-debug
 
 # make fuzz [FUZZ_SECS=60]: the libFuzzer targets of tools/testing/fuzz/,
@@ -164,7 +204,8 @@ check-debug:
 fuzz: deps
 	@$(TESTING)/fuzz/run
 
-install: all
+# Needs only what make needs: a compiler, the kernel headers and libmnl.
+install: modules tools
 	@for k in $(KERNELS); do \
 		install -D -m 644 $(BUILD)/$$k/mrc.ko \
 			$(DESTDIR)/lib/modules/$$k/updates/mrc.ko || exit 1; \

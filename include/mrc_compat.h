@@ -1,13 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The differences between the kernels MRC supports (6.1 and 6.12 LTS), in
- * one place. net/mrc/Kbuild detects the features from the kernel headers.
+ * The differences between the kernels MRC supports (6.1 and later; 6.1 and
+ * 6.12 LTS are tested), in one place. net/mrc/Kbuild detects the features
+ * from the kernel headers.
  */
 #ifndef _MRC_COMPAT_H
 #define _MRC_COMPAT_H
 
 #include <linux/net.h>
+#include <linux/version.h>
 #include <net/net_namespace.h>
+
+/* The features below are detected, not inferred from the version. */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 1, 0)
+#error "MRC needs Linux 6.1 or later"
+#endif
+
 /* 6.5 moved skb_gso_segment() to its own header. */
 #ifdef MRC_HAVE_NET_GSO_H
 #include <net/gso.h>
