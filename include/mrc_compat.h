@@ -16,6 +16,15 @@
 #error "MRC needs Linux 6.1 or later"
 #endif
 
+/* struct_size_t() came in 6.6 and in later 6.1 stable releases (6.1.192
+ * has it, 6.1.176 does not).
+ */
+#include <linux/overflow.h>
+#ifndef struct_size_t
+#define struct_size_t(type, member, count) \
+	struct_size((type *)NULL, member, count)
+#endif
+
 /* 6.5 moved skb_gso_segment() to its own header. */
 #ifdef MRC_HAVE_NET_GSO_H
 #include <net/gso.h>

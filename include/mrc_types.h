@@ -34,6 +34,7 @@
 #include <net/dst_cache.h>
 #include <net/sock.h>
 
+#include "mrc_compat.h"
 #include "mrc_mib.h"
 #include "mrc_wire.h"
 
