@@ -8,14 +8,11 @@
 #define _MRC_COMPAT_H
 
 #include <linux/net.h>
-#include <linux/version.h>
 #include <net/net_namespace.h>
 
-/* The features below are detected, not inferred from the version. */
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 1, 0)
-#error "MRC needs Linux 6.1 or later"
-#endif
-
+/* The features below are detected, not inferred from the version; the
+ * top-level Kbuild refuses kernels before 6.1.
+ */
 /* struct_size_t() came in 6.6 and in later 6.1 stable releases (6.1.192
  * has it, 6.1.176 does not).
  */

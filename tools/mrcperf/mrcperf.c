@@ -358,7 +358,7 @@ static void raise_nofile(unsigned int need)
 	setrlimit(RLIMIT_NOFILE, &rl);
 }
 
-volatile sig_atomic_t mrcperf_stop;
+atomic_bool mrcperf_stop;
 
 static void stop_sending(int sig)
 {

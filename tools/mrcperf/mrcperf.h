@@ -17,7 +17,7 @@
 /* __u64 is unsigned long long on every architecture, so %llu fits it. */
 #define __SANE_USERSPACE_TYPES__
 
-#include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -245,8 +245,10 @@ bool verify_msg(struct verifier *v, const u8 *buf, size_t len);
 bool verify_len(struct verifier *v, size_t len);
 
 /* msg.c */
-/* Set by SIGINT in the client: send no further message, then end as usual. */
-extern volatile sig_atomic_t mrcperf_stop;
+/* Set by SIGINT in the client: send no further message, then end as usual.
+ * A lock-free atomic, so that the signal handler may set it.
+ */
+extern atomic_bool mrcperf_stop;
 
 u64 now_ns(void);
 int mconn_init(struct mconn *mc, int fd, const struct mrcperf_opts *o);
