@@ -8,7 +8,7 @@ scale.json). OUT gets:
   latest.json  every benchmark's figures, plus "goals": each goal of the
                benchmark issue with its target, the measured ratio and
                whether it holds;
-  latest.md    the summary tables (Markdown), which README.md embeds;
+  latest.md    the summary tables (Markdown); README.md quotes the goals;
   *.png        plots (gnuplot): goodput.png, multipath.png, incast.png,
                scale.png, and recovery.png as the benchmark drew it.
 A benchmark that did not run (no JSON) is reported as missing, and its
