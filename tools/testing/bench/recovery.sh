@@ -12,7 +12,8 @@
 #  - MPTCP, one connection with one subflow per plane;
 #  - TCP pinned to plane 2 (it can only wait for the heal).
 # What host 2 receives is captured on its four links (all IPv6: with an
-# SRH a BPF port filter would not see UDP) and binned by plane
+# SRH a BPF port filter would not see UDP; every packet, or the run is
+# left out), in the guest's memory, and binned by plane
 # in 1 ms bins (recovery.py). Reported per protocol: the longest gap in
 # delivery after the failure (the stall), the time from the failure until
 # goodput over 10 ms is back to 90% of the remaining capacity, and the
@@ -50,6 +51,9 @@ trap fab_cleanup EXIT
 # every protocol sees the same fabric.
 export FAB_SHAPE_ECN=${ECN:-6000}
 fab_up 2 4 > /dev/null || { echo "fabric setup failed"; exit 1; }
+export FAB_CAPTURE_SNAPLEN=128
+cap=$FAB_DIR/recovery
+mkdir -p "$cap"
 for h in 1 2; do
 	fab_exec_host "$h" sysctl -qw net.mptcp.enabled=1
 	fab_exec_host "$h" sysctl -qw net.ipv4.tcp_ecn=1
@@ -78,8 +82,9 @@ rto_min=$(cat /sys/module/mrc/parameters/rto_min_ms)
 port=7300
 # run PROTO R: run R of PROTO, one timed transfer with the failure and
 # heal, captured.
+# shellcheck disable=SC2119 # fab_capture_stop without arguments: every capture
 run() {
-	local proto=$1 r=$2 flag='' dst k spid cpid t0 tpids=()
+	local proto=$1 r=$2 flag='' dst k spid cpid t0
 
 	port=$((port + 1))
 	case $proto in
@@ -87,17 +92,12 @@ run() {
 	mptcp) flag=--mptcp; dst=$(fab_link_addr 2 1) ;;
 	tcp) flag=--tcp; dst=$(fab_link_addr 2 2) ;;
 	esac
+	# What host 2 receives on plane k: what spine k sends it, written
+	# in the guest's memory (written to the 9p share packet by packet,
+	# tcpdump fell behind and lost what it had not written when stopped).
 	for k in 1 2 3 4; do
-		rm -f "$dir/cap-$proto-$r-$k.pcap" "$dir/tcpdump-$k.err"
-		fab_exec_host 2 tcpdump -Z root -n -U -s 128 -B 16384 -i "p$k" \
-			-w "$dir/cap-$proto-$r-$k.pcap" ip6 \
-			2> "$dir/tcpdump-$k.err" &
-		tpids+=($!)
-	done
-	# tcpdump says "listening on" once its capture is open.
-	for k in 1 2 3 4; do
-		wait_for 30 grep -qs "listening on" "$dir/tcpdump-$k.err" ||
-			{ kill "${tpids[@]}"; wait "${tpids[@]}"; return 1; }
+		fab_capture_start "$k" 2 down "$cap/cap-$proto-$r-$k.pcap" ip6 ||
+			{ fab_capture_stop; return 1; }
 	done
 	# shellcheck disable=SC2086 # $flag is one word or none
 	fab_exec_host 2 "$P" -s -1 -p "$port" $flag --ready "$dir/ready" > /dev/null 2>&1 &
@@ -118,17 +118,17 @@ run() {
 	# and the failure takes effect at some point while it runs.
 	[ "$proto" = mrc ] && fab_exec_host 1 cat /proc/net/mrc_stat \
 		> "$dir/mib-before"
-	echo "$(date +%s.%N) fail" > "$dir/events-$proto-$r"
+	echo "$(date +%s.%N) fail" > "$cap/events-$proto-$r"
 	fab_link_qdisc 1 2 up netem loss 100%
 	sleep 2
-	echo "$(date +%s.%N) heal" >> "$dir/events-$proto-$r"
+	echo "$(date +%s.%N) heal" >> "$cap/events-$proto-$r"
 	fab_link_shape 1 2 up "${rate}mbit"
 	wait "$cpid"
 	wait "$spid"
-	sleep 1
-	fab_exec_host 2 pkill -INT tcpdump
-	wait "${tpids[@]}"
-	echo "$t0 start" >> "$dir/events-$proto-$r"
+	# Every packet the kernel gave tcpdump is written before it stops;
+	# a run whose capture lost packets is left out (no start event).
+	fab_capture_stop || { rm -f "$cap/events-$proto-$r"; return 1; }
+	echo "$t0 start" >> "$cap/events-$proto-$r"
 	# What the failure cost MRC's sender: the counters that moved.
 	[ "$proto" = mrc ] && fab_exec_host 1 cat /proc/net/mrc_stat |
 		awk 'NR == FNR { b[$1] = $2; next }
@@ -144,9 +144,9 @@ for r in $(seq 1 "$reps"); do
 	done
 done
 # shellcheck disable=SC2086 # $protos is a list of words
-python3 "$(dirname "$0")"/recovery.py --rate "$rate" --planes 4 --dir "$dir" \
+python3 "$(dirname "$0")"/recovery.py --rate "$rate" --planes 4 --dir "$cap" \
 	--base-rtt-us "$(cat "$dir/base-rtt-us")" --rto-min-ms "$rto_min" \
 	--reps "$reps" --out "$out" --plot "$base.png" $protos
 rc=$?
-rm -f "$dir"/cap-*.pcap
+cp "$cap"/recovery-*.dat "$dir"/ 2>/dev/null
 exit "$rc"
