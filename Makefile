@@ -24,6 +24,7 @@ BUILD := $(TOP)/build
 TESTING := $(TOP)/tools/testing
 
 RUNNING := $(shell uname -r)
+NPROC := $(shell nproc 2>/dev/null || echo 1)
 # The kernels make check, make demo and make bench boot.
 TEST_KERNELS = $(shell $(TESTING)/kernels 2>/dev/null)
 
@@ -172,16 +173,16 @@ dkms-uninstall:
 	@dkms remove -m mrc -v $(VERSION) --all; rm -rf $(DKMS_SRC)
 
 check: deps
-	@$(MAKE) --no-print-directory all selftests KVER="$(TEST_KERNELS)" KDIR=
+	@$(MAKE) --no-print-directory -j$(NPROC) all selftests KVER="$(TEST_KERNELS)" KDIR=
 	@$(TESTING)/check
 
 demo: deps
-	@$(MAKE) --no-print-directory all selftests KVER="$(TEST_KERNELS)" KDIR=
+	@$(MAKE) --no-print-directory -j$(NPROC) all selftests KVER="$(TEST_KERNELS)" KDIR=
 	@$(TESTING)/demo
 
 bench:
 	@$(TESTING)/setup-deps bench
-	@$(MAKE) --no-print-directory all selftests KVER="$(TEST_KERNELS)" KDIR=
+	@$(MAKE) --no-print-directory -j$(NPROC) all selftests KVER="$(TEST_KERNELS)" KDIR=
 	@rm -rf $(BUILD)/bench && mkdir -p $(BUILD)/bench
 	@$(TESTING)/vm-run --timeout 3000 --outdir $(BUILD)/bench -- \
 		$(TESTING)/bench/run $(BUILD)/bench; \
@@ -195,7 +196,7 @@ checkpatch:
 # lockdep, UBSAN) built here once; see tools/testing/check-debug.
 check-debug:
 	@$(TESTING)/setup-deps debug
-	@$(MAKE) --no-print-directory all selftests KVER="$(TEST_KERNELS)" KDIR=
+	@$(MAKE) --no-print-directory -j$(NPROC) all selftests KVER="$(TEST_KERNELS)" KDIR=
 	@$(TESTING)/check-debug
 
 # make fuzz [FUZZ_SECS=60]: the libFuzzer targets of tools/testing/fuzz/,

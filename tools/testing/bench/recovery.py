@@ -5,6 +5,8 @@
 recovery.py --rate MBIT --planes K --dir DIR --out OUT.json --plot OUT.png
             [--reps N] [--base-rtt-us US --rto-min-ms MS] PROTO...
 
+--plot '' draws nothing (gnuplot takes seconds under emulation).
+
 For each PROTO and each run R of 1..N (default 1), DIR holds
 cap-PROTO-R-K.pcap (what host 2 received on its link to spine K) and
 events-PROTO-R ("TIME start|fail|heal" lines, the same clock as the
@@ -285,7 +287,8 @@ def main():
             "stall": res[p]["stall_ms"] <= goal,
             "back_to_90": res[p]["back_to_90_ms"] is not None and
             res[p]["back_to_90_ms"] <= 50} for p in a.protos}
-    res["plot"] = a.plot if plot(a.dir, a.protos, res, a.planes, a.plot) else None
+    res["plot"] = (a.plot if a.plot and plot(a.dir, a.protos, res, a.planes, a.plot)
+                   else None)
     with open(a.out, "w") as f:
         json.dump(res, f, indent=2)
     print(json.dumps(res, indent=2))
