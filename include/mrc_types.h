@@ -25,13 +25,15 @@
 #include <linux/mutex.h>
 #include <linux/percpu_counter.h>
 #include <linux/rhashtable-types.h>
+#include <linux/seg6.h>
 #include <linux/sizes.h>
 #include <linux/skbuff.h>
 #include <linux/spinlock.h>
 #include <linux/timer.h>
+#include <linux/udp.h>
 #include <linux/u64_stats_sync.h>
-#include <net/ipv6.h>
 #include <net/dst_cache.h>
+#include <net/ipv6.h>
 #include <net/sock.h>
 
 #include "mrc_compat.h"
@@ -65,8 +67,23 @@
  */
 #define MRC_OUTAGE_TIMEOUT_DEFAULT	10000
 
-/* The smallest DATA payload a connection accepts to run with. */
-#define MRC_MSS_MIN		64
+/* Defaults of net.mrc.orphan_timeout_ms and net.mrc.max_orphans: how long
+ * a connection may live on after close() to deliver what it sent, and how
+ * many may, as tcp_fin_timeout and tcp_max_orphans do for TCP.
+ */
+#define MRC_ORPHAN_TIMEOUT_DEFAULT	60000
+#define MRC_MAX_ORPHANS_DEFAULT		16384
+
+/* The smallest DATA payload a connection accepts to run with: what the
+ * IPv6 minimum MTU leaves with the longest SRH (1060 bytes). A message is
+ * then at most MRC_MSG_MAX / MRC_MSS_MIN + 1 packets, which bounds what a
+ * peer can make a receiver hold for one message; a peer that asks for less
+ * (a SYN or SYNACK with a smaller MSS) is refused (DropSmallMss).
+ */
+#define MRC_MSS_MIN	(IPV6_MIN_MTU - sizeof(struct ipv6hdr) -		\
+			 sizeof(struct ipv6_sr_hdr) -				\
+			 MRC_SEGS_MAX * sizeof(struct in6_addr) -		\
+			 sizeof(struct udphdr) - sizeof(struct mrc_data))
 
 /* Counters of a path, in struct mrc_path_pcpu and struct mrc_path_counters. */
 enum mrc_path_ctr {
@@ -231,6 +248,9 @@ struct mrc_cc_params {
  *	trimmed
  * @mem: bytes (true size) of the buffers MRC sockets of the namespace hold
  * @mem_max: sysctl net.mrc.mem_max: the limit on @mem
+ * @orphan_timeout_ms: sysctl net.mrc.orphan_timeout_ms
+ * @max_orphans: sysctl net.mrc.max_orphans
+ * @orphans: connections closed by their application and still delivering
  * @sysctl: the namespace's sysctl table
  */
 /**
@@ -270,6 +290,9 @@ struct mrc_net {
 	unsigned int trim_dscp;
 	struct percpu_counter mem;
 	unsigned long mem_max;
+	unsigned int orphan_timeout_ms;
+	int max_orphans;
+	atomic_t orphans;
 	struct ctl_table_header *sysctl;
 };
 
@@ -410,7 +433,9 @@ struct mrc_cpaths {
  * @psn: packet sequence number, assigned at first transmission
  * @xmit_us: time of the latest transmission, microseconds
  * @len: payload length
- * @pidx: entry in &mrc_cpaths.p of the path of the latest transmission
+ * @pidx: entry in &mrc_cpaths.p of the path of the latest transmission, or
+ *	MRC_PIDX_NONE once that path left the connection's set (the
+ *	packet is then lost, and any news of it concerns no path)
  * @xmits: number of transmissions
  * @lost: declared lost and not retransmitted since
  * @via_rto: was declared lost by a retransmission timeout
@@ -423,6 +448,8 @@ struct mrc_cpaths {
  * @qdrop: a queue of this host dropped its latest transmission (the
  *	output returned NET_XMIT_DROP): it never left, for congestion here
  */
+#define MRC_PIDX_NONE	U16_MAX
+
 struct mrc_tx_cb {
 	u32 msn;
 	u32 offset;
@@ -569,6 +596,9 @@ struct mrc_stats {
  * @qa_end: no quick adapt until @snd_una passes this PSN
  * @outage_start: jiffies since when no path is usable, or 0
  * @outage_timeout_ms: MRC_OUTAGE_TIMEOUT: how long an outage may last
+ * @orphan_deadline: jiffies by which a connection closed by its
+ *	application must have finished, or it is reset; with @orphan set
+ * @orphan: counted in &mrc_net.orphans
  * @undo_cwnd: the window before the latest reduction for loss
  * @undo_retrans: retransmissions since then not yet reported as spurious
  * @srtt_us: smoothed RTT (0: no sample yet)
@@ -606,6 +636,9 @@ struct mrc_stats {
  * @ack_ev: path of that packet
  * @ack_ce: a packet since the last ACK was CE-marked
  * @stats: counters for MRC_INFO
+ *
+ * The members from @snd_isn to the end are what one connection changes:
+ * mrc_conn_init() resets them together.
  */
 struct mrc_sock {
 	struct sock sk;
@@ -633,6 +666,14 @@ struct mrc_sock {
 	u32 nr_pending;
 	bool accept_closed;
 
+	u32 outage_timeout_ms;
+	struct timer_list rtx_timer;
+	struct timer_list ack_timer;
+	unsigned long deferred;
+
+	/* From here to the end, what one connection changes: reset as one
+	 * by mrc_conn_init(), at socket creation and at every connect().
+	 */
 	u32 snd_isn;
 	u32 snd_una;
 	u32 snd_nxt;
@@ -652,7 +693,8 @@ struct mrc_sock {
 	u32 prev_round_delivered;
 	u32 qa_end;
 	unsigned long outage_start;
-	u32 outage_timeout_ms;
+	unsigned long orphan_deadline;
+	bool orphan;
 	u32 undo_cwnd;
 	u32 undo_retrans;
 	u32 srtt_us;
@@ -669,9 +711,6 @@ struct mrc_sock {
 	u8 backoff;
 	u8 retries;
 	unsigned long rto_deadline;
-	struct timer_list rtx_timer;
-	struct timer_list ack_timer;
-	unsigned long deferred;
 
 	u32 rcv_nxt;
 	DECLARE_BITMAP(rcv_map, MRC_WND);

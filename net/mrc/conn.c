@@ -128,10 +128,12 @@ void mrc_release_cb(struct sock *sk)
 }
 
 /**
- * mrc_conn_init() - initialise the connection part of a new socket
- * @sk: the socket
+ * mrc_sock_init() - initialise what a new socket keeps for its lifetime
+ * @sk: the socket, just allocated
+ *
+ * The locks, lists and timers; then the state of a connection.
  */
-void mrc_conn_init(struct sock *sk)
+void mrc_sock_init(struct sock *sk)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
 
@@ -139,9 +141,26 @@ void mrc_conn_init(struct sock *sk)
 	INIT_LIST_HEAD(&msk->accept_node);
 	INIT_LIST_HEAD(&msk->pending);
 	INIT_LIST_HEAD(&msk->accept_q);
-	INIT_LIST_HEAD(&msk->rmsgs);
 	timer_setup(&msk->rtx_timer, mrc_rtx_timer_fn, 0);
 	timer_setup(&msk->ack_timer, mrc_ack_timer_fn, 0);
+	mrc_conn_init(sk);
+}
+
+/**
+ * mrc_conn_init() - start the state of a connection afresh
+ * @sk: the socket: new, or closed with its timers stopped and nothing
+ *	queued, sent or reassembled (mrc_tx_purge(), mrc_rx_purge())
+ *
+ * Every member from &mrc_sock.snd_isn on goes back to its initial value,
+ * so that nothing of an earlier connection (message numbers, RTT,
+ * counters) leaks into the next connect().
+ */
+void mrc_conn_init(struct sock *sk)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+
+	memset_startat(msk, 0, snd_isn);
+	INIT_LIST_HEAD(&msk->rmsgs);
 	msk->cwnd = MRC_CWND_INIT;
 	msk->ssthresh = MRC_WND;
 	msk->rto_us = mrc_rto_init_ms * USEC_PER_MSEC;
@@ -192,6 +211,20 @@ static void mrc_conn_unlink_child(struct sock *sk)
 }
 
 /**
+ * mrc_set_state() - move a socket to a connection state
+ * @sk: the socket, locked (or not yet visible to anyone else)
+ * @state: enum mrc_state
+ *
+ * &mrc_sock.state and sk_state change together; poll(), netlink dumps
+ * and lookups read them without the socket lock.
+ */
+void mrc_set_state(struct sock *sk, u8 state)
+{
+	WRITE_ONCE(mrc_sk(sk)->state, state);
+	WRITE_ONCE(sk->sk_state, state);
+}
+
+/**
  * mrc_conn_done() - the connection is over: stop it and forget it
  * @sk: the socket, locked; the caller holds a reference
  *
@@ -203,8 +236,11 @@ void mrc_conn_done(struct sock *sk)
 	struct mrc_sock *msk = mrc_sk(sk);
 	u8 old = msk->state;
 
-	msk->state = MRC_CLOSED;
-	sk->sk_state = MRC_CLOSED;
+	mrc_set_state(sk, MRC_CLOSED);
+	if (msk->orphan) {
+		msk->orphan = false;
+		atomic_dec(&mrc_net(sock_net(sk))->orphans);
+	}
 	mrc_stop_timers(sk);
 	mrc_tx_purge(sk);
 	mrc_rx_purge(sk);
@@ -266,8 +302,7 @@ void mrc_conn_established(struct sock *sk)
 	struct mrc_sock *pmsk;
 	bool queued = false;
 
-	msk->state = MRC_ESTABLISHED;
-	sk->sk_state = MRC_ESTABLISHED;
+	mrc_set_state(sk, MRC_ESTABLISHED);
 	msk->retries = 0;
 	msk->backoff = 0;
 	sk_stop_timer(sk, &msk->rtx_timer);
@@ -314,6 +349,55 @@ void mrc_conn_maybe_done(struct sock *sk)
 			mrc_send_ack(sk, 0);
 		mrc_conn_done(sk);
 	}
+}
+
+/**
+ * mrc_conn_orphan() - the application closed a connection that goes on
+ * @sk: the socket, locked, orphaned, still established
+ *
+ * It has messages or its FIN still to deliver. It may, for at most
+ * net.mrc.orphan_timeout_ms, and only while fewer than net.mrc.max_orphans
+ * connections of the namespace do: past either it is reset. The peer's
+ * ACKs keep a connection from timing out, so that a peer that acknowledges
+ * but never reads could otherwise keep it for ever.
+ */
+void mrc_conn_orphan(struct sock *sk)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+	struct mrc_net *mn = mrc_net(sock_net(sk));
+
+	if (atomic_inc_return(&mn->orphans) > READ_ONCE(mn->max_orphans)) {
+		atomic_dec(&mn->orphans);
+		MRC_INC(sock_net(sk), ORPHAN_OVERFLOW);
+		mrc_conn_abort(sk, 0, true);
+		return;
+	}
+	msk->orphan = true;
+	msk->orphan_deadline = jiffies +
+		msecs_to_jiffies(READ_ONCE(mn->orphan_timeout_ms));
+	/* The retransmission timer checks the deadline each time it fires,
+	 * at least every rto_max_ms while anything is left to send; with
+	 * nothing left it would not fire at all.
+	 */
+	if (!timer_pending(&msk->rtx_timer))
+		sk_reset_timer(sk, &msk->rtx_timer, msk->orphan_deadline);
+}
+
+/**
+ * mrc_orphan_expired() - reset an orphan whose time is up
+ * @sk: the socket, locked
+ *
+ * Return: true if it was reset (OrphanTimeout).
+ */
+bool mrc_orphan_expired(struct sock *sk)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+
+	if (!msk->orphan || time_before(jiffies, msk->orphan_deadline))
+		return false;
+	MRC_INC(sock_net(sk), ORPHAN_TIMEOUT);
+	mrc_conn_abort(sk, 0, true);
+	return true;
 }
 
 /**

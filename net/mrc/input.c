@@ -609,6 +609,8 @@ static void mrc_rcv_synack(struct sock *sk, struct sk_buff *skb)
 	msk->rcid = ntohl(s->h.scid);
 	msk->rcv_nxt = ntohl(s->isn);
 	msk->peer_rwnd = ntohl(s->rwnd);
+	if (ntohs(s->mss) < MRC_MSS_MIN)
+		MRC_INC(sock_net(sk), DROP_SMALL_MSS);
 	msk->mss = min_t(u32, msk->mss, ntohs(s->mss));
 	if (!msk->rcid || msk->mss < MRC_MSS_MIN) {
 		mrc_conn_abort(sk, ECONNREFUSED, false);

@@ -321,9 +321,11 @@ void mrc_cp_refresh(struct sock *sk)
 		if (!skb)
 			continue;
 		cb = MRC_TX_CB(skb);
+		if (cb->pidx == MRC_PIDX_NONE)
+			continue;	/* lost with an earlier path */
 		j = mrc_cp_find(cps, old->p[cb->pidx].id);
 		if (j < 0 || cps->p[j].path != old->p[cb->pidx].path) {
-			cb->pidx = 0;
+			cb->pidx = MRC_PIDX_NONE;
 			if (!cb->lost) {
 				cb->lost = 1;
 				cb->trimmed = 0;
@@ -411,9 +413,16 @@ void mrc_cp_on_delivered(struct sock *sk, const struct mrc_tx_cb *cb, u32 now,
 {
 	struct mrc_sock *msk = mrc_sk(sk);
 	struct mrc_cpaths *cps = mrc_cps(msk);
-	struct mrc_cpath *cp = &cps->p[cb->pidx];
-	struct mrc_cpstate *cs = &mrc_cp_sts(msk)[cb->pidx];
+	struct mrc_cpath *cp;
+	struct mrc_cpstate *cs;
 
+	/* Sent on a path since deleted: its send time and RTT say nothing
+	 * of the paths left, and RACK must not compare theirs with it.
+	 */
+	if (cb->pidx == MRC_PIDX_NONE)
+		return;
+	cp = &cps->p[cb->pidx];
+	cs = &mrc_cp_sts(msk)[cb->pidx];
 	if (!cb->lost && cs->inflight)
 		cs->inflight--;
 	WRITE_ONCE(cs->acked, cs->acked + 1);

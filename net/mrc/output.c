@@ -144,13 +144,41 @@ static int mrc_output_ctrl(struct sock *sk, struct sk_buff *skb, int ev)
 	return mrc_output_path(sk, skb, i, NULL);
 }
 
+/* The source address of an unbound connection, chosen as TCP's is: by the
+ * route to the peer, with that route's preferred source ("ip route ... src
+ * ADDR"), whatever device the paths leave by. Left as it is if the peer has
+ * no route of its own (an SRv6 fabric may route only the segments).
+ */
+static void mrc_peer_saddr(struct sock *sk, struct in6_addr *saddr)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+	struct net *net = sock_net(sk);
+	struct dst_entry *dst;
+	struct flowi6 fl6 = {
+		.flowi6_proto = IPPROTO_UDP,
+		.flowi6_oif = sk->sk_bound_dev_if,
+		.flowi6_mark = READ_ONCE(sk->sk_mark),
+		.daddr = msk->daddr,
+		.fl6_dport = htons(mrc_udp_port),
+	};
+
+	dst = ip6_dst_lookup_flow(net, mrc_net(net)->udp_sock->sk, &fl6, NULL);
+	if (IS_ERR(dst))
+		return;
+	*saddr = fl6.saddr;
+	dst_release(dst);
+}
+
 /**
  * mrc_route_mss() - find the source address and DATA payload size for a peer
  * @sk: the socket, with @daddr set and its paths chosen (mrc_cp_init())
  * @saddr: in: the bound address or any; out: the source to use
  *
- * The route is that of the connection's first usable path. The payload
- * leaves room for the longest SRH of the connection's paths.
+ * An unbound connection takes the source the route to the peer prefers,
+ * or else that of its first usable path's route; every path uses it
+ * unless the path has a source of its own. The payload size comes from
+ * the first usable path's route, and leaves room for the longest SRH of
+ * the connection's paths.
  *
  * Return: payload bytes per packet, or 0 if there is no route.
  */
@@ -162,6 +190,8 @@ u32 mrc_route_mss(struct sock *sk, struct in6_addr *saddr)
 	u32 mtu, over;
 	int i;
 
+	if (ipv6_addr_any(saddr))
+		mrc_peer_saddr(sk, saddr);
 	i = mrc_cp_choose_ctrl(sk, -1);
 	if (i < 0)
 		return 0;
@@ -829,6 +859,8 @@ void mrc_rtx_timeout(struct sock *sk)
 	unsigned int limit = min_t(unsigned int, mrc_max_retries, U8_MAX);
 
 	if (msk->state == MRC_CLOSED || msk->state == MRC_LISTEN)
+		return;
+	if (mrc_orphan_expired(sk))
 		return;
 	if (time_before(jiffies, msk->rto_deadline)) {
 		mrc_detect_losses(sk);

@@ -93,11 +93,18 @@ static int mrc_udp_sock_create(struct net *net, struct mrc_net *mn)
 	return 0;
 }
 
-/* Bounds of net.mrc.outage_timeout_ms: a millisecond to a day. */
+/* Bounds of net.mrc.outage_timeout_ms and orphan_timeout_ms: a millisecond
+ * to a day.
+ */
 static unsigned int mrc_outage_min = 1;
 static unsigned int mrc_outage_max = 86400000;
 
 static unsigned int mrc_dscp_max = 63;
+
+/* Bounds of net.mrc.max_orphans: none (every close() with data still to
+ * deliver resets) to INT_MAX.
+ */
+static int mrc_orphans_lim = INT_MAX;
 
 /* Bounds of net.mrc.mem_max: 64 KB to what a signed total can hold. */
 static unsigned long mrc_mem_min = SZ_64K;
@@ -133,6 +140,8 @@ enum {
 	MRC_SYSCTL_DATA_DSCP,
 	MRC_SYSCTL_TRIM_DSCP,
 	MRC_SYSCTL_MEM_MAX,
+	MRC_SYSCTL_ORPHAN_TIMEOUT,
+	MRC_SYSCTL_MAX_ORPHANS,
 };
 
 static struct ctl_table mrc_sysctl_template[] = {
@@ -164,6 +173,22 @@ static struct ctl_table mrc_sysctl_template[] = {
 		.extra1 = &mrc_mem_min,
 		.extra2 = &mrc_mem_lim,
 	},
+	[MRC_SYSCTL_ORPHAN_TIMEOUT] = {
+		.procname = "orphan_timeout_ms",
+		.maxlen = sizeof(unsigned int),
+		.mode = 0644,
+		.proc_handler = proc_douintvec_minmax,
+		.extra1 = &mrc_outage_min,
+		.extra2 = &mrc_outage_max,
+	},
+	[MRC_SYSCTL_MAX_ORPHANS] = {
+		.procname = "max_orphans",
+		.maxlen = sizeof(int),
+		.mode = 0644,
+		.proc_handler = proc_dointvec_minmax,
+		.extra1 = SYSCTL_ZERO,
+		.extra2 = &mrc_orphans_lim,
+	},
 	{ }
 };
 
@@ -181,6 +206,8 @@ static int mrc_sysctl_init(struct net *net, struct mrc_net *mn)
 	table[MRC_SYSCTL_TRIM_DSCP].data = &mn->trim_dscp;
 	table[MRC_SYSCTL_TRIM_DSCP].extra1 = &mn->data_dscp;
 	table[MRC_SYSCTL_MEM_MAX].data = &mn->mem_max;
+	table[MRC_SYSCTL_ORPHAN_TIMEOUT].data = &mn->orphan_timeout_ms;
+	table[MRC_SYSCTL_MAX_ORPHANS].data = &mn->max_orphans;
 	mn->sysctl = mrc_register_net_sysctl(net, "net/mrc", table,
 					     ARRAY_SIZE(mrc_sysctl_template) - 1);
 	if (!mn->sysctl) {
@@ -206,6 +233,9 @@ static int __net_init mrc_net_init(struct net *net)
 
 	write_pnet(&mn->net, net);
 	mn->outage_timeout_ms = MRC_OUTAGE_TIMEOUT_DEFAULT;
+	mn->orphan_timeout_ms = MRC_ORPHAN_TIMEOUT_DEFAULT;
+	mn->max_orphans = MRC_MAX_ORPHANS_DEFAULT;
+	atomic_set(&mn->orphans, 0);
 	mn->data_dscp = MRCTRIM_DEF_TRIMMABLE_DSCP;
 	mn->trim_dscp = MRCTRIM_DEF_TRIM_DSCP;
 	mrc_probe_init_net(mn);

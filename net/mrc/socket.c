@@ -255,8 +255,7 @@ static int mrc_listen(struct socket *sock, int backlog)
 		goto out;
 	WRITE_ONCE(sk->sk_max_ack_backlog, backlog);
 	msk->accept_closed = false;
-	WRITE_ONCE(msk->state, MRC_LISTEN);
-	sk->sk_state = MRC_LISTEN;
+	mrc_set_state(sk, MRC_LISTEN);
 out:
 	release_sock(sk);
 	return err;
@@ -275,8 +274,7 @@ static void mrc_listen_stop(struct sock *sk)
 	msk->nr_pending = 0;
 	WRITE_ONCE(sk->sk_ack_backlog, 0);
 	spin_unlock_bh(&msk->accept_lock);
-	WRITE_ONCE(msk->state, MRC_CLOSED);
-	sk->sk_state = MRC_CLOSED;
+	mrc_set_state(sk, MRC_CLOSED);
 
 	list_for_each_entry_safe(cmsk, tmp, &children, accept_node) {
 		struct sock *child = &cmsk->sk;
@@ -428,8 +426,6 @@ static int mrc_connect(struct socket *sock, struct sockaddr *uaddr,
 	mrc_conn_init(sk);
 	msk->fin = 0;
 	msk->rcid = 0;
-	msk->retries = 0;
-	msk->backoff = 0;
 	msk->snd_isn = get_random_u32();
 	msk->snd_una = msk->snd_isn;
 	msk->snd_nxt = msk->snd_isn;
@@ -438,8 +434,7 @@ static int mrc_connect(struct socket *sock, struct sockaddr *uaddr,
 		goto out;
 	WRITE_ONCE(sk->sk_err, 0);
 	sk->sk_shutdown = 0;
-	WRITE_ONCE(msk->state, MRC_SYN_SENT);
-	sk->sk_state = MRC_SYN_SENT;
+	mrc_set_state(sk, MRC_SYN_SENT);
 	sock->state = SS_CONNECTING;
 	mrc_send_syn(sk, MRC_PKT_SYN, 0);
 	mrc_arm_rto(sk);
@@ -644,6 +639,10 @@ static int mrc_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,
 	err = skb_copy_datagram_msg(skb, 0, msg, copied);
 	if (err)
 		goto out;
+	/* Every message ends a record: an empty one (0 bytes, MSG_EOR)
+	 * reads differently from the end of the stream (0 bytes).
+	 */
+	msg->msg_flags |= MSG_EOR;
 	if (copied < skb->len)
 		msg->msg_flags |= MSG_TRUNC;
 	if (msg->msg_name) {
@@ -764,6 +763,8 @@ static int mrc_release(struct socket *sock)
 	mrc_unbind(sk);
 	sock_orphan(sk);
 	mrc_conn_maybe_done(sk);
+	if (msk->state == MRC_ESTABLISHED)
+		mrc_conn_orphan(sk);
 	release_sock(sk);
 	sock->sk = NULL;
 	sock_put(sk);
@@ -913,7 +914,7 @@ static struct sock *mrc_sock_alloc(struct net *net, struct socket *sock,
 	sk->sk_sndbuf = max_t(int, sk->sk_sndbuf, MRC_DEFAULT_BUF);
 	msk = mrc_sk(sk);
 	INIT_HLIST_NODE(&msk->bind_node);
-	mrc_conn_init(sk);
+	mrc_sock_init(sk);
 	msk->outage_timeout_ms = READ_ONCE(mrc_net(net)->outage_timeout_ms);
 	sk->sk_state = MRC_CLOSED;
 	sk->sk_destruct = mrc_sock_destruct;
@@ -951,6 +952,10 @@ struct sock *mrc_child_create(struct sock *lsk, const struct in6_addr *laddr,
 		return NULL;
 	}
 	cmsk = mrc_sk(child);
+	/* sock_init_data() sets the type from a struct socket, which a
+	 * child gets only at accept(): SO_TYPE reads it before and after.
+	 */
+	child->sk_type = lsk->sk_type;
 	child->sk_rcvbuf = READ_ONCE(lsk->sk_rcvbuf);
 	child->sk_sndbuf = READ_ONCE(lsk->sk_sndbuf);
 	child->sk_rcvtimeo = READ_ONCE(lsk->sk_rcvtimeo);
@@ -997,8 +1002,12 @@ struct sock *mrc_child_create(struct sock *lsk, const struct in6_addr *laddr,
 	cmsk->snd_isn = get_random_u32();
 	cmsk->snd_una = cmsk->snd_isn;
 	cmsk->snd_nxt = cmsk->snd_isn;
-	cmsk->state = MRC_SYN_RECV;
-	child->sk_state = MRC_SYN_RECV;
+	mrc_set_state(child, MRC_SYN_RECV);
+	if (ntohs(syn->mss) < MRC_MSS_MIN) {
+		MRC_INC(net, DROP_SMALL_MSS);
+		sock_put(child);
+		return NULL;
+	}
 	if (cmsk->mss < MRC_MSS_MIN) {
 		MRC_INC(net, TX_NO_ROUTE);
 		sock_put(child);

@@ -266,6 +266,58 @@ TEST_F(pair, close_delivers)
 	EXPECT_EQ(0, recv(self->afd, in, sizeof(in), 0));
 }
 
+/* Every socket of a connection is a SOCK_SEQPACKET one, the accepted one
+ * too.
+ */
+TEST_F(pair, so_type)
+{
+	int fds[3] = { self->lfd, self->cfd, self->afd };
+	socklen_t len;
+	int i, type;
+
+	for (i = 0; i < 3; i++) {
+		type = -1;
+		len = sizeof(type);
+		ASSERT_EQ(0, getsockopt(fds[i], SOL_SOCKET, SO_TYPE, &type, &len));
+		EXPECT_EQ(SOCK_SEQPACKET, type) TH_LOG("socket %d of 3", i + 1);
+	}
+}
+
+/* recvmsg() sets MSG_EOR on every message it returns, so that an empty
+ * message (0 bytes, MSG_EOR) reads differently from the end of the
+ * stream (0 bytes, no MSG_EOR).
+ */
+static ssize_t recv_flags(int fd, void *buf, size_t len, int *flags)
+{
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t n = recvmsg(fd, &msg, 0);
+
+	*flags = msg.msg_flags;
+	return n;
+}
+
+TEST_F(pair, empty_message_is_not_eof)
+{
+	char buf[16];
+	int flags;
+
+	ASSERT_EQ(0, send(self->cfd, "", 0, 0));
+	ASSERT_EQ(2, send(self->cfd, "hi", 2, 0));
+	ASSERT_EQ(0, send(self->cfd, "", 0, 0));
+	close(self->cfd);
+	self->cfd = -1;
+	EXPECT_EQ(0, recv_flags(self->afd, buf, sizeof(buf), &flags));
+	EXPECT_TRUE(flags & MSG_EOR) TH_LOG("an empty message without MSG_EOR");
+	EXPECT_EQ(2, recv_flags(self->afd, buf, sizeof(buf), &flags));
+	EXPECT_TRUE(flags & MSG_EOR);
+	EXPECT_EQ(0, recv_flags(self->afd, buf, sizeof(buf), &flags));
+	EXPECT_TRUE(flags & MSG_EOR);
+	/* The end of the stream. */
+	EXPECT_EQ(0, recv_flags(self->afd, buf, sizeof(buf), &flags));
+	EXPECT_FALSE(flags & MSG_EOR) TH_LOG("the end of the stream with MSG_EOR");
+}
+
 TEST_F(pair, abort_resets_peer)
 {
 	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
@@ -331,6 +383,63 @@ TEST(refused)
 	EXPECT_EQ(-1, connect(fd, (struct sockaddr *)&sa, sizeof(sa)));
 	EXPECT_EQ(ECONNREFUSED, errno);
 	close(fd);
+}
+
+/* A connection opened by a non-blocking connect() (which the application
+ * completes with poll(), as usual), reset after it carried messages; then
+ * connect() again on the same socket: the new connection starts afresh.
+ * Before, its message numbers went on from the old connection's, and the
+ * new peer, which expects message 0 first, never delivered one.
+ */
+TEST(reconnect_starts_afresh)
+{
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+	unsigned short port;
+	int lfd = listener(&port), cfd, afd, i;
+	struct sockaddr_mrc sa = addr6("::1", port);
+	struct pollfd p;
+	struct mrc_info info;
+	char buf[64];
+
+	ASSERT_LE(0, lfd);
+	cfd = socket(family(), SOCK_SEQPACKET, 0);
+	ASSERT_LE(0, cfd);
+	fcntl(cfd, F_SETFL, O_NONBLOCK);
+	EXPECT_EQ(-1, connect(cfd, (struct sockaddr *)&sa, sizeof(sa)));
+	EXPECT_EQ(EINPROGRESS, errno);
+	p.fd = cfd;
+	p.events = POLLOUT;
+	ASSERT_EQ(1, poll(&p, 1, 30000));
+	fcntl(cfd, F_SETFL, 0);
+	set_timeouts(cfd, 30);
+	afd = accept(lfd, NULL, NULL);
+	ASSERT_LE(0, afd);
+	set_timeouts(afd, 30);
+	for (i = 0; i < 20; i++) {
+		ASSERT_EQ(5, send(cfd, "first", 5, 0));
+		ASSERT_EQ(5, recv(afd, buf, sizeof(buf), 0));
+	}
+	ASSERT_EQ(0, setsockopt(afd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)));
+	close(afd);
+	EXPECT_EQ(-1, recv(cfd, buf, sizeof(buf), 0));
+	EXPECT_EQ(ECONNRESET, errno);
+
+	ASSERT_EQ(0, connect(cfd, (struct sockaddr *)&sa, sizeof(sa)))
+		TH_LOG("connect again: %s", strerror(errno));
+	afd = accept(lfd, NULL, NULL);
+	ASSERT_LE(0, afd);
+	set_timeouts(afd, 10);
+	ASSERT_EQ(0, get_info(cfd, &info));
+	EXPECT_EQ(0ULL, info.mrci_msgs_sent);
+	EXPECT_EQ(0ULL, info.mrci_bytes_sent);
+	EXPECT_EQ(0ULL, info.mrci_msgs_received);
+	ASSERT_EQ(6, send(cfd, "second", 6, 0));
+	EXPECT_EQ(6, recv(afd, buf, sizeof(buf), 0))
+		TH_LOG("recv on the new connection: %s", strerror(errno));
+	EXPECT_EQ(0, memcmp(buf, "second", 6));
+	close(afd);
+	close(cfd);
+	close(lfd);
 }
 
 TEST(nonblocking_connect)

@@ -200,6 +200,17 @@ class Attack:
                    for _ in range(100)]
         self.case("resets with guessed ids", "h2", frames,
                   {"DropNoConn": 100, "DropBadCid": 100})
+        # A message of tiny packets would make a receiver hold many times
+        # its size: below the floor (1060 bytes), no connection.
+        n = 20
+        frames = [t.make(syn(random.getrandbits(32) | 1,
+                             random.randrange(1024, 65536),
+                             self.a.listen_port, mss))
+                  for mss in (0, 64, 536, 1059) for _ in range(n // 4)]
+        self.case("SYNs with an MSS below the floor (no connection)", "h2",
+                  frames, {"DropSmallMss": n},
+                  lambda d: not d.get("OutSyns", 0) and
+                  not d.get("PassiveOpens", 0))
         frames = [t.make(syn(random.getrandbits(32) | 1,
                              random.randrange(1024, 65536),
                              self.a.listen_port))

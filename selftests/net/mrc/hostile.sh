@@ -41,6 +41,7 @@ ACTIVE_CASES=(
 	"unknown types"
 	"unknown connection ids (RSTs rate-limited)"
 	"resets with guessed ids"
+	"SYNs with an MSS below the floor (no connection)"
 	"a handshake flood on a listener with backlog 16"
 	"a flood of PROBEs (replies rate-limited)"
 	"an SRH whose last entry is not this host"

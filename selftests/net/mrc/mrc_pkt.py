@@ -39,10 +39,10 @@ def nack(dcid, scid, psn, reason=1, ev=1):
                                                0)
 
 
-def syn(scid, sport, dport):
+def syn(scid, sport, dport, mss=1400):
     return (hdr(SYN, 0, scid)
             + struct.pack("!HHIIHHII", sport, dport, random.getrandbits(32),
-                          1 << 20, 1400, 0, 0, 0))
+                          1 << 20, mss, 0, 0, 0))
 
 
 def probe(ev, token):

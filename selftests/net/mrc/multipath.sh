@@ -23,7 +23,11 @@
 #    and its path echoes CE and stays good;
 #  - automatic set: with no path set, 16 entropy-only paths over the
 #    routing table, seen as distinct source ports on the wire;
-#  - denied: a denied path carries nothing.
+#  - denied: a denied path carries nothing;
+#  - source address: with the hosts' addresses on their own device and no
+#    src on any path, a connection takes the source that the route to the
+#    peer prefers, not a plane interface's address, which the peer here
+#    cannot route back to; every plane carries data.
 
 # Test functions run through run_test, which shellcheck cannot follow.
 # shellcheck disable=SC2317
@@ -428,7 +432,44 @@ if [ ! -x "$MRCPERF" ] || [ ! -x "$MRC" ]; then
 	exit "$KSFT_FAIL"
 fi
 
-ktap_begin 7
+# The usual multi-plane layout: each host's own address on a device of its
+# own (the fabric's mrc0, as lo would be), the planes reached through
+# per-plane interfaces, and the peer routing only the hosts' addresses.
+# Host 1's route to host 2 names host 1's address as its preferred source,
+# no path has a src, and host 2 has no route to host 1's plane interfaces:
+# a SYN from one of those would draw a SYNACK host 2 cannot send
+# (TxNoRoute), and connect() would time out.
+lo_routes() {
+	local op=$1 k
+
+	ip -n "$(fab_ns_host 1)" -6 route "$op" "$H2_ADDR"/128 \
+		via "$(fab_link_addr 1 1 spine)" dev p1 src "$H1_ADDR" || return 1
+	for k in 1 2 3 4; do
+		ip -n "$(fab_ns_host 2)" -6 route "$op" unreachable \
+			"$(fab_link_addr 1 "$k")"/128 || return 1
+	done
+}
+
+test_loopback_src() {
+	local rc=0 nr id sent
+
+	both_paths "1 2 3 4" || return 1
+	lo_routes add || { lo_routes del 2>/dev/null; return 1; }
+	mp_transfer -l 64K -n 40 || rc=1
+	lo_routes del
+	[ "$rc" -eq 0 ] || { echo "host 2: $(mrc_mib_nonzero "$(fab_ns_host 2)")"; return 1; }
+	conn_paths > "$tmp/paths" || return 1
+	cat "$tmp/paths"
+	read -r nr _ < "$tmp/paths"
+	[ "$nr" -eq 4 ] || { echo "connection has $nr paths, not 4"; return 1; }
+	tail -n +2 "$tmp/paths" > "$tmp/paths.each"
+	while read -r id sent _; do
+		[ "$sent" -gt 0 ] || { echo "path $id carried nothing"; rc=1; }
+	done < "$tmp/paths.each"
+	return "$rc"
+}
+
+ktap_begin 8
 echo "# seed $SEED (MRC_SEED=$SEED repeats it)"
 if ! fab_up 2 4; then
 	echo "# the fabric could not be built"
@@ -443,4 +484,5 @@ run_test "reordering inside a path: its retirement is undone" test_undo
 run_test "a CE-marking plane gets under half the others' share" test_ecn
 run_test "automatic set: 16 entropy-only paths" test_auto
 run_test "a denied path carries nothing" test_denied
+run_test "no src on the paths: the source the route to the peer prefers" test_loopback_src
 ktap_end
