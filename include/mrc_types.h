@@ -585,6 +585,10 @@ struct mrc_stats {
  * @lost: packets in @txq marked lost
  * @inflight_bytes: payload bytes in @txq
  * @peer_rwnd: receive window the peer last advertised
+ * @rwnd_seq: freshness of @peer_rwnd: the number of PSNs acknowledged
+ *	(cumulatively plus selectively, serial arithmetic) by the ACK that
+ *	carried it; an ACK that acknowledges fewer is older, and its window
+ *	stale
  * @cwnd: congestion window, packets
  * @ssthresh: slow-start threshold, packets
  * @cwnd_cnt: acked packets towards the next congestion-avoidance increase
@@ -629,6 +633,11 @@ struct mrc_stats {
  * @peer_final_msn: with MRC_FIN_RCVD: number of messages the peer sent
  * @rcv_unacked: DATA packets received since the last ACK
  * @rcv_wnd_adv: receive window in the last ACK
+ * @rcv_bytes: payload bytes of the distinct DATA packets accepted
+ * @rcv_edge: the furthest right edge advertised: the most of @rcv_bytes
+ *	plus the window, over every ACK, SYN and SYNACK sent; a sender that
+ *	honours its newest window never takes @rcv_bytes beyond it (by more
+ *	than a zero-window probe)
  * @rcv_scale: payload bytes per byte of skb truesize received, in 1/1024,
  *	averaged; it turns free buffer space into a window of payload
  * @ack_tsval: tsval of the latest packet to echo
@@ -683,6 +692,7 @@ struct mrc_sock {
 	u32 lost;
 	u32 inflight_bytes;
 	u32 peer_rwnd;
+	u32 rwnd_seq;
 	u32 cwnd;
 	u32 ssthresh;
 	u32 cwnd_cnt;
@@ -719,6 +729,8 @@ struct mrc_sock {
 	u32 peer_final_msn;
 	u32 rcv_unacked;
 	u32 rcv_wnd_adv;
+	u64 rcv_bytes;
+	u64 rcv_edge;
 	u32 rcv_scale;
 	u32 ack_tsval;
 	u32 ack_rx_us;

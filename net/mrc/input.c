@@ -329,6 +329,12 @@ static void mrc_rcv_data(struct sock *sk, struct sk_buff *skb)
 			  div_u64((u64)plen << 10, skb->truesize)) / 8;
 	rmsg->got += plen;
 	rmsg->mem += skb->truesize;
+	/* The sender went past every window it was given: count it, as a
+	 * check on the peer (one packet may probe a closed window).
+	 */
+	msk->rcv_bytes += plen;
+	if (msk->rcv_bytes > msk->rcv_edge + msk->mss)
+		MRC_INC(net, IN_BEYOND_WINDOW);
 
 	if (k)
 		MRC_INC(net, IN_OUT_OF_ORDER);
@@ -387,6 +393,23 @@ static u32 mrc_tx_delivered(struct sock *sk, u32 psn, u32 now, int marked,
 	msk->txq[psn % MRC_WND] = NULL;
 	kfree_skb(skb);
 	return 1;
+}
+
+/* ACKs take different paths and overtake one another: take the window of
+ * the freshest. The peer's set of received PSNs only grows, so an ACK that
+ * counts more of them was sent later; its window is the newer even when
+ * smaller. Between two ACKs that count as many, only reading (which does
+ * not change the set) changed the window, and it opens it: the larger is
+ * the newer. This is TCP's snd_wl1/snd_wl2 rule (RFC 9293, 3.10.7.4) with
+ * a set of PSNs in place of a sequence number.
+ */
+static void mrc_rwnd_update(struct mrc_sock *msk, u32 seq, u32 rwnd)
+{
+	if (mrc_before(seq, msk->rwnd_seq) ||
+	    (seq == msk->rwnd_seq && rwnd <= msk->peer_rwnd))
+		return;
+	msk->rwnd_seq = seq;
+	msk->peer_rwnd = rwnd;
 }
 
 static void mrc_rcv_ack(struct sock *sk, struct sk_buff *skb)
@@ -471,8 +494,8 @@ static void mrc_rcv_ack(struct sock *sk, struct sk_buff *skb)
 	}
 	if (p >= 0 && delivered)
 		mrc_cp_on_ecn(sk, p, ce, now);
-	if (!mrc_before(cum, msk->snd_una))
-		msk->peer_rwnd = ntohl(a->rwnd);
+	mrc_rwnd_update(msk, cum + bitmap_weight(sack, MRC_SACK_BITS),
+			ntohl(a->rwnd));
 
 	if (delivered) {
 		msk->delivery_us = now | 1;
@@ -609,6 +632,7 @@ static void mrc_rcv_synack(struct sock *sk, struct sk_buff *skb)
 	msk->rcid = ntohl(s->h.scid);
 	msk->rcv_nxt = ntohl(s->isn);
 	msk->peer_rwnd = ntohl(s->rwnd);
+	msk->rwnd_seq = msk->snd_isn;
 	if (ntohs(s->mss) < MRC_MSS_MIN)
 		MRC_INC(sock_net(sk), DROP_SMALL_MSS);
 	msk->mss = min_t(u32, msk->mss, ntohs(s->mss));

@@ -40,6 +40,7 @@ static const char * const mrc_mib_names[] = {
 	[MRC_MIB_RETIRE_UNDONE] = "RetireUndone",
 	[MRC_MIB_OUTAGES] = "Outages",
 	[MRC_MIB_IN_OUT_OF_ORDER] = "InOutOfOrder",
+	[MRC_MIB_IN_BEYOND_WINDOW] = "InBeyondWindow",
 	[MRC_MIB_ACTIVE_OPENS] = "ActiveOpens",
 	[MRC_MIB_PASSIVE_OPENS] = "PassiveOpens",
 	[MRC_MIB_CONN_REFUSED] = "ConnRefused",

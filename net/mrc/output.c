@@ -1008,6 +1008,7 @@ void mrc_send_ack(struct sock *sk, u16 flags)
 		a->sack[i] = cpu_to_be64(words[i]);
 	a->ev_echo = htons(msk->ack_ev);
 	msk->rcv_wnd_adv = mrc_rcv_wnd(sk);
+	msk->rcv_edge = max(msk->rcv_edge, msk->rcv_bytes + msk->rcv_wnd_adv);
 	a->rwnd = htonl(msk->rcv_wnd_adv);
 	a->tsecr = htonl(msk->ack_tsval);
 	a->svc_time_us = htonl(msk->ack_tsval ? mrc_now_us() - msk->ack_rx_us : 0);
@@ -1055,6 +1056,7 @@ void mrc_send_syn(struct sock *sk, u8 type, u32 tsecr)
 	struct mrc_sock *msk = mrc_sk(sk);
 	struct sk_buff *skb;
 	struct mrc_syn *s;
+	u32 rwnd;
 
 	skb = mrc_alloc_ctrl(sizeof(*s));
 	if (!skb) {
@@ -1067,7 +1069,9 @@ void mrc_send_syn(struct sock *sk, u8 type, u32 tsecr)
 	s->sport = msk->lport;
 	s->dport = msk->dport;
 	s->isn = htonl(msk->snd_isn);
-	s->rwnd = htonl(mrc_rcv_wnd(sk));
+	rwnd = mrc_rcv_wnd(sk);
+	msk->rcv_edge = max_t(u64, msk->rcv_edge, rwnd);
+	s->rwnd = htonl(rwnd);
 	s->mss = htons(min_t(u32, msk->mss, U16_MAX));
 	s->tsval = htonl(mrc_now_us());
 	s->tsecr = htonl(tsecr);

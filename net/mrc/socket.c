@@ -1002,6 +1002,7 @@ struct sock *mrc_child_create(struct sock *lsk, const struct in6_addr *laddr,
 	cmsk->snd_isn = get_random_u32();
 	cmsk->snd_una = cmsk->snd_isn;
 	cmsk->snd_nxt = cmsk->snd_isn;
+	cmsk->rwnd_seq = cmsk->snd_isn;
 	mrc_set_state(child, MRC_SYN_RECV);
 	if (ntohs(syn->mss) < MRC_MSS_MIN) {
 		MRC_INC(net, DROP_SMALL_MSS);

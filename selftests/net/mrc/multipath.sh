@@ -28,6 +28,9 @@
 #    src on any path, a connection takes the source that the route to the
 #    peer prefers, not a plane interface's address, which the peer here
 #    cannot route back to; every plane carries data.
+# After every transfer, host 2 must have received nothing beyond the
+# furthest right edge it advertised (InBeyondWindow): the sender keeps to
+# the freshest window, whichever path its ACK took.
 
 # Test functions run through run_test, which shellcheck cannot follow.
 # shellcheck disable=SC2317
@@ -84,8 +87,9 @@ mib_nonzero() {
 # connections are saved to $tmp/conns.json. Passes only if both ends
 # verified everything.
 mp_transfer() {
-	local port limit spid cpid crc src
+	local port limit spid cpid crc src beyond0 beyond
 
+	beyond0=$(mrc_mib "$(fab_ns_host 2)" InBeyondWindow)
 	port=$(next_port)
 	limit=$(slow_limit 60)
 	rm -f "$tmp/ready" "$tmp/hold" "$tmp/hold.done" "$tmp/conns.json"
@@ -115,6 +119,13 @@ mp_transfer() {
 		return 1
 	fi
 	grep -E '^\[SUM\]' "$tmp/client.log"
+	# Whatever the paths did to the ACKs, the sender kept to the
+	# freshest window host 2 gave it.
+	beyond=$(($(mrc_mib "$(fab_ns_host 2)" InBeyondWindow) - beyond0))
+	if [ "$beyond" -ne 0 ]; then
+		echo "host 2 received $beyond packets beyond the window it advertised"
+		return 1
+	fi
 	if [ ! -s "$tmp/conns.json" ]; then
 		echo "mrc conn show printed nothing"
 		cat "$tmp/conns.err"
