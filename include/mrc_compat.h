@@ -54,4 +54,26 @@
 #define mrc_ctl_table	struct ctl_table
 #endif
 
+/* A UDP tunnel's ICMP error handler: 6.1 is given the offset of the quoted
+ * UDP header from skb->data; later kernels (6.12) the error, port, ICMP
+ * info and a pointer to the quoted UDP payload instead.
+ * MRC_DEFINE_ENCAP_ERR_RCV(name, fn) defines the handler @name, which
+ * calls fn(sk, skb, offset of the quoted UDP header).
+ */
+#ifdef MRC_HAVE_ENCAP_ERR_RCV_INFO
+#define MRC_DEFINE_ENCAP_ERR_RCV(name, fn)				\
+static void name(struct sock *sk, struct sk_buff *skb, int err,	\
+		 __be16 port, u32 info, u8 *payload)			\
+{									\
+	fn(sk, skb, payload - skb->data - sizeof(struct udphdr));	\
+}
+#else
+#define MRC_DEFINE_ENCAP_ERR_RCV(name, fn)				\
+static void name(struct sock *sk, struct sk_buff *skb,			\
+		 unsigned int udp_offset)				\
+{									\
+	fn(sk, skb, udp_offset);					\
+}
+#endif
+
 #endif /* _MRC_COMPAT_H */

@@ -307,6 +307,9 @@ struct mrc_net {
  * @flowlabel: IPv6 flow label (network order): the path's entropy
  * @id: the EV
  * @unfit: its SRH does not fit the connection's packet size; unused
+ * @pmtu: the path's MTU as a Packet Too Big or its route's device gave
+ *	it, when smaller than the connection's packets need; 0 otherwise.
+ *	It only falls, for the life of the connection (mrc_cp_set_pmtu())
  * @bad_count: automatic paths only: retirements in a row, for backoff
  * @credit: packets acknowledged without CE since the path was last
  *	chosen for one, at most %MRC_CREDIT_MAX
@@ -326,6 +329,7 @@ struct mrc_cpath {
 	__be32 flowlabel;
 	bool unfit;
 	u8 bad_count;
+	u32 pmtu;
 	u8 credit;
 	u32 ecn_until_us;
 	u32 bad_until_us;
@@ -508,6 +512,7 @@ struct mrc_rmsg {
 enum {
 	MRC_DEFER_RTX,
 	MRC_DEFER_ACK,
+	MRC_DEFER_PMTU,
 };
 
 /* Bits of mrc_sock.fin. */
@@ -565,7 +570,8 @@ struct mrc_stats {
  * @lcid: local connection id: the peer sends to it
  * @rcid: remote connection id: we send to it
  * @paths: the paths the connection uses (RCU for netlink readers)
- * @mss: DATA payload bytes per packet
+ * @mss: the most DATA payload a packet carries, either way: the smaller
+ *	of what the two sides' routes allow, agreed in the handshake
  * @parent: listener of a child not yet accepted (holds a reference)
  * @accept_node: entry in the listener's @pending or @accept_q
  * @accept_lock: protects @pending, @accept_q and @accept_closed
@@ -574,6 +580,12 @@ struct mrc_stats {
  * @nr_pending: length of @pending
  * @accept_closed: the listener is closing; children must not queue
  * @snd_isn: our first PSN
+ * @snd_mss: DATA payload bytes per packet of the messages sendmsg() cuts
+ *	from now on: @mss, lowered to fit the narrowest path known
+ * @ptb_mtu: a Packet Too Big that came while a process held the socket:
+ *	the MTU it reports (MRC_DEFER_PMTU)
+ * @ptb_psn: the PSN of the packet it quotes
+ * @ptb_ev: the path that packet took
  * @snd_una: oldest PSN not yet acknowledged
  * @snd_nxt: next PSN to send
  * @snd_msn: next message sequence number to assign
@@ -684,6 +696,10 @@ struct mrc_sock {
 	 * by mrc_conn_init(), at socket creation and at every connect().
 	 */
 	u32 snd_isn;
+	u32 snd_mss;
+	u32 ptb_mtu;
+	u32 ptb_psn;
+	u16 ptb_ev;
 	u32 snd_una;
 	u32 snd_nxt;
 	u32 snd_msn;

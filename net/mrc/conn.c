@@ -13,6 +13,7 @@
 #include "output.h"
 #include "params.h"
 #include "pernet.h"
+#include "pmtu.h"
 
 #define MRC_CWND_INIT	16
 
@@ -123,6 +124,10 @@ void mrc_release_cb(struct sock *sk)
 	}
 	if (test_and_clear_bit(MRC_DEFER_ACK, &msk->deferred)) {
 		mrc_send_ack(sk, 0);
+		__sock_put(sk);
+	}
+	if (test_and_clear_bit(MRC_DEFER_PMTU, &msk->deferred)) {
+		mrc_pmtu_deferred(sk);
 		__sock_put(sk);
 	}
 }

@@ -275,7 +275,8 @@ static void mrc_rcv_data(struct sock *sk, struct sk_buff *skb)
 		mrc_send_ack(sk, MRC_F_DUP);
 		goto drop;
 	}
-	if (!mrc_data_fields_ok(mlen, off, plen, msk->mss, msn - msk->rcv_msn)) {
+	if (!mrc_data_fields_ok(mlen, off, plen, msk->mss, MRC_MSS_MIN,
+				msn - msk->rcv_msn)) {
 		MRC_INC(net, DROP_BAD_MSG);
 		goto drop;
 	}
@@ -636,6 +637,7 @@ static void mrc_rcv_synack(struct sock *sk, struct sk_buff *skb)
 	if (ntohs(s->mss) < MRC_MSS_MIN)
 		MRC_INC(sock_net(sk), DROP_SMALL_MSS);
 	msk->mss = min_t(u32, msk->mss, ntohs(s->mss));
+	msk->snd_mss = msk->mss;
 	if (!msk->rcid || msk->mss < MRC_MSS_MIN) {
 		mrc_conn_abort(sk, ECONNREFUSED, false);
 		return;

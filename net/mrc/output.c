@@ -21,13 +21,16 @@
 #include "output.h"
 #include "params.h"
 #include "pernet.h"
+#include "pmtu.h"
 
 /* Send one MRC packet (skb->data at the MRC header) from the namespace's
- * UDP tunnel socket on a route already found. Consumes the skb and @dst.
+ * UDP tunnel socket on a route already found, in fragments of @frag bytes
+ * if @frag is not 0. Consumes the skb and @dst.
  */
 static int mrc_output_flow(struct net *net, struct sock *sk,
 			   struct sk_buff *skb, struct flowi6 *fl6,
-			   struct dst_entry *dst, struct ipv6_txoptions *opt)
+			   struct dst_entry *dst, struct ipv6_txoptions *opt,
+			   u32 frag)
 {
 	const struct mrc_hdr *h = (const struct mrc_hdr *)skb->data;
 	struct sock *usk = mrc_net(net)->udp_sock->sk;
@@ -42,6 +45,15 @@ static int mrc_output_flow(struct net *net, struct sock *sk,
 	segs = skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1;
 	/* skb->cb still holds our control block; IPv6 reads its own there. */
 	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
+	if (frag) {
+		/* The host may fragment it; to the path's MTU where that is
+		 * below the route's (ip6_fragment() honours frag_max_size).
+		 */
+		skb->ignore_df = 1;
+		if (frag < dst_mtu(dst))
+			IP6CB(skb)->frag_max_size = frag;
+		MRC_INC(net, OUT_FRAGMENTED);
+	}
 	uh = skb_push(skb, sizeof(*uh));
 	skb_reset_transport_header(skb);
 	uh->source = fl6->fl6_sport;
@@ -78,9 +90,12 @@ static int mrc_output_flow(struct net *net, struct sock *sk,
 static int mrc_output_path(struct sock *sk, struct sk_buff *skb, u32 i,
 			   bool *noroute)
 {
+	const struct mrc_hdr *h = (const struct mrc_hdr *)skb->data;
+	struct ipv6_txoptions *opt = mrc_cp_opt(sk, i);
 	struct net *net = sock_net(sk);
 	struct dst_entry *dst;
 	struct flowi6 fl6;
+	u32 frag = 0;
 	int err;
 
 	local_bh_disable();
@@ -93,7 +108,12 @@ static int mrc_output_path(struct sock *sk, struct sk_buff *skb, u32 i,
 			*noroute = true;
 		return PTR_ERR(dst);
 	}
-	err = mrc_output_flow(net, sk, skb, &fl6, dst, mrc_cp_opt(sk, i));
+	/* A GSO batch is cut to fit every path (mrc_send_new()). */
+	if (h->type == MRC_PKT_DATA && !skb_is_gso(skb))
+		frag = mrc_xmit_frag_size(sk, i, dst, sizeof(struct ipv6hdr) +
+					  (opt ? opt->opt_nflen + opt->opt_flen : 0) +
+					  sizeof(struct udphdr) + skb->len);
+	err = mrc_output_flow(net, sk, skb, &fl6, dst, opt, frag);
 	local_bh_enable();
 	return err;
 }
@@ -176,18 +196,19 @@ static void mrc_peer_saddr(struct sock *sk, struct in6_addr *saddr)
  *
  * An unbound connection takes the source the route to the peer prefers,
  * or else that of its first usable path's route; every path uses it
- * unless the path has a source of its own. The payload size comes from
- * the first usable path's route, and leaves room for the longest SRH of
- * the connection's paths.
+ * unless the path has a source of its own. The payload size fits the
+ * narrowest route of the connection's usable paths, and leaves room for
+ * the longest SRH of its paths (see pmtu.c for what lowers it later).
  *
  * Return: payload bytes per packet, or 0 if there is no route.
  */
 u32 mrc_route_mss(struct sock *sk, struct in6_addr *saddr)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
+	struct mrc_cpaths *cps;
 	struct dst_entry *dst;
 	struct flowi6 fl6;
-	u32 mtu, over;
+	u32 mtu, j;
 	int i;
 
 	if (ipv6_addr_any(saddr))
@@ -195,19 +216,29 @@ u32 mrc_route_mss(struct sock *sk, struct in6_addr *saddr)
 	i = mrc_cp_choose_ctrl(sk, -1);
 	if (i < 0)
 		return 0;
+	cps = mrc_cps(msk);
 	msk->saddr = *saddr;
 	local_bh_disable();
 	dst = mrc_cp_route(sk, i, &fl6);
-	local_bh_enable();
-	if (IS_ERR(dst))
+	if (IS_ERR(dst)) {
+		local_bh_enable();
 		return 0;
+	}
 	*saddr = fl6.saddr;
+	msk->saddr = fl6.saddr;
 	mtu = dst_mtu(dst);
 	dst_release(dst);
-	if (mtu < IPV6_MIN_MTU)
-		mtu = IPV6_MIN_MTU;
-	over = sizeof(struct ipv6hdr) + mrc_cps(msk)->srh_room + MRC_DATA_OVERHEAD;
-	return mtu > over ? mtu - over : 0;
+	for (j = 0; j < cps->nr; j++) {
+		if (j == i || !mrc_cp_usable(&cps->p[j]))
+			continue;
+		dst = mrc_cp_route(sk, j, &fl6);
+		if (IS_ERR(dst))
+			continue;
+		mtu = min(mtu, dst_mtu(dst));
+		dst_release(dst);
+	}
+	local_bh_enable();
+	return mrc_mtu_mss(cps, mtu);
 }
 
 static void mrc_data_hdr(struct sock *sk, struct mrc_data *d,
@@ -265,9 +296,14 @@ static void mrc_xmit_data(struct sock *sk, struct sk_buff *skb, u32 i,
 	nskb = skb_cloned(skb) ? pskb_copy(skb, GFP_ATOMIC) :
 				 skb_clone(skb, GFP_ATOMIC);
 	if (nskb) {
+		int err;
+
 		mrc_data_hdr(sk, skb_push(nskb, sizeof(struct mrc_data)), cb, ev);
-		cb->qdrop = mrc_output_path(sk, nskb, i, &noroute) ==
-			    NET_XMIT_DROP;
+		err = mrc_output_path(sk, nskb, i, &noroute);
+		/* Too big for the route after all: dropped here, like a
+		 * full queue's drop, and sent again in fragments.
+		 */
+		cb->qdrop = err == NET_XMIT_DROP || err == -EMSGSIZE;
 	} else {
 		/* Never sent: a local drop, whatever the last send did. */
 		MRC_INC(sock_net(sk), TX_ERRORS);
@@ -293,7 +329,7 @@ static void mrc_xmit_batch(struct sock *sk, struct sk_buff **pkts, u32 n,
 			   u32 p, u32 now)
 {
 	u16 ev = mrc_cps(mrc_sk(sk))->p[p].id;
-	u32 seg = sizeof(struct mrc_data) + mrc_sk(sk)->mss;
+	u32 seg = sizeof(struct mrc_data) + mrc_sk(sk)->snd_mss;
 	u32 len = (n - 1) * seg + sizeof(struct mrc_data) +
 		  MRC_TX_CB(pkts[n - 1])->len;
 	bool noroute = false, qdrop;
@@ -435,8 +471,11 @@ static void mrc_send_new(struct sock *sk, bool probe)
 			MRC_INC(sock_net(sk), TX_NO_PATH);
 			break;
 		}
-		/* A batch holds consecutive packets of one path. */
-		if (n && p != bp) {
+		/* A batch holds consecutive packets of one path, cut to the
+		 * connection's packet size: a packet cut before a path's MTU
+		 * lowered it goes alone.
+		 */
+		if (n && (p != bp || cb->len > msk->snd_mss)) {
 			mrc_send_batch(sk, batch, n, bp, now);
 			if (MRC_TX_CB(batch[n - 1])->qdrop)
 				return;
@@ -460,8 +499,8 @@ static void mrc_send_new(struct sock *sk, bool probe)
 		batch[n++] = skb;
 		bytes += sizeof(struct mrc_data) + cb->len;
 		/* A batch ends with a short packet or when it is full. */
-		if (cb->len == msk->mss && n < MRC_GSO_SEGS &&
-		    bytes + sizeof(struct mrc_data) + msk->mss <= MRC_GSO_BYTES)
+		if (cb->len == msk->snd_mss && n < MRC_GSO_SEGS &&
+		    bytes + sizeof(struct mrc_data) + msk->snd_mss <= MRC_GSO_BYTES)
 			continue;
 		mrc_send_batch(sk, batch, n, bp, now);
 		if (MRC_TX_CB(skb)->qdrop)
@@ -619,14 +658,16 @@ void mrc_mark_lost(struct sock *sk, struct mrc_tx_cb *cb)
 }
 
 /**
- * mrc_mark_trimmed() - a trimmed packet leaves the window: send it again
+ * mrc_mark_released() - a packet its path did not lose leaves the window:
+ *	send it again
  * @sk: the socket, locked
- * @cb: the packet, trimmed and not yet marked lost
+ * @cb: the packet, not yet marked lost: trimmed (and counted as a trim on
+ *	its path), or too big for its path (a Packet Too Big)
  *
- * It is retransmitted like a lost packet, but it was counted as a trim on
- * its path, which stays good.
+ * It is retransmitted like a lost packet, but its path, which carries what
+ * fits and what is not trimmed, stays good.
  */
-static void mrc_mark_trimmed(struct sock *sk, struct mrc_tx_cb *cb)
+void mrc_mark_released(struct sock *sk, struct mrc_tx_cb *cb)
 {
 	cb->lost = 1;
 	cb->trimmed = 0;
@@ -709,7 +750,7 @@ void mrc_detect_losses(struct sock *sk)
 		if (cb->trimmed) {
 			left = (s32)(cb->xmit_us + mrc_trim_hold_us(msk, cb) - now);
 			if (left <= 0)
-				mrc_mark_trimmed(sk, cb);
+				mrc_mark_released(sk, cb);
 			else
 				wait = min_t(u32, wait, left);
 			continue;
@@ -779,7 +820,7 @@ static void mrc_rto_fired(struct sock *sk)
 		cb = MRC_TX_CB(skb);
 		if (cb->trimmed) {
 			/* Known not to be in the network: no loss. */
-			mrc_mark_trimmed(sk, cb);
+			mrc_mark_released(sk, cb);
 			first = false;
 			continue;
 		}
@@ -1151,7 +1192,7 @@ static void mrc_output_reply(struct net *net, struct sk_buff *skb,
 		MRC_INC(net, TX_NO_ROUTE);
 		kfree_skb(skb);
 	} else {
-		mrc_output_flow(net, NULL, skb, &fl6, dst, NULL);
+		mrc_output_flow(net, NULL, skb, &fl6, dst, NULL, 0);
 	}
 	local_bh_enable();
 }

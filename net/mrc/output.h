@@ -51,6 +51,7 @@ void mrc_push(struct sock *sk);
 void mrc_tx_purge(struct sock *sk);
 void mrc_detect_losses(struct sock *sk);
 void mrc_mark_lost(struct sock *sk, struct mrc_tx_cb *cb);
+void mrc_mark_released(struct sock *sk, struct mrc_tx_cb *cb);
 void mrc_rtx_timeout(struct sock *sk);
 void mrc_send_ack(struct sock *sk, u16 flags);
 void mrc_send_nack(struct sock *sk, u32 psn, u16 ev, u8 reason);

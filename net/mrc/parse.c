@@ -111,21 +111,26 @@ bool mrc_exthdrs_ok(const u8 *nh, unsigned int end)
  * @off: offset: where the payload goes in the message
  * @plen: the payload's length
  * @mss: the most payload a packet of the connection carries
+ * @seg_min: the least payload a packet other than a message's last carries
  * @msn_ahead: how far its MSN is past the next message to deliver
  *
- * Every packet but the last of a message carries a full @mss: a message
- * is then at most MRC_MSG_MAX / @mss + 1 packets, which bounds the memory
- * of the one message a receiver takes beyond its buffer. Tiny packets
- * could otherwise make it hold a true size many times the message's.
+ * Every packet but the last of a message carries at least @seg_min: a
+ * message is then at most MRC_MSG_MAX / @seg_min + 1 packets, which bounds
+ * the memory of the one message a receiver takes beyond its buffer. Tiny
+ * packets could otherwise make it hold a true size many times the
+ * message's. A sender cuts its messages to fit its narrowest path, which
+ * may narrow during a connection, so packets need not carry all of @mss.
  *
  * Return: the payload lies inside a message of at most MRC_MSG_MAX bytes,
- * is @mss bytes or ends the message (so no more than @mss, and empty only
- * in an empty message), and belongs to one of the next MRC_WND messages.
+ * is no more than @mss, is at least @seg_min bytes or ends the message
+ * (and is empty only in an empty message), and belongs to one of the next
+ * MRC_WND messages.
  */
-bool mrc_data_fields_ok(u32 mlen, u32 off, u32 plen, u32 mss, u32 msn_ahead)
+bool mrc_data_fields_ok(u32 mlen, u32 off, u32 plen, u32 mss, u32 seg_min,
+			u32 msn_ahead)
 {
 	return mlen <= MRC_MSG_MAX && off <= mlen && plen <= mlen - off &&
-	       plen <= mss && (plen == mss || plen == mlen - off) &&
+	       plen <= mss && (plen >= seg_min || plen == mlen - off) &&
 	       (plen || !mlen) && msn_ahead < MRC_WND;
 }
 

@@ -18,6 +18,7 @@
 #include "params.h"
 #include "mrc_compat.h"
 #include "path.h"
+#include "pmtu.h"
 #include "probe.h"
 #include "pernet.h"
 
@@ -69,12 +70,16 @@ bool mrc_ratelimit_take(struct mrc_ratelimit *rl, unsigned int rate)
 	return ok;
 }
 
+MRC_DEFINE_ENCAP_ERR_RCV(mrc_encap_err_rcv, mrc_udp_err)
+
 static int mrc_udp_sock_create(struct net *net, struct mrc_net *mn)
 {
 	struct udp_tunnel_sock_cfg tcfg = {
 		.sk_user_data = mn,
 		.encap_type = 1,
 		.encap_rcv = mrc_udp_rcv,
+		.encap_err_lookup = mrc_udp_err_lookup,
+		.encap_err_rcv = mrc_encap_err_rcv,
 	};
 	struct udp_port_cfg cfg = {
 		.family = AF_INET6,

@@ -548,7 +548,7 @@ static int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	 * SO_SNDBUF, and never half a message.
 	 */
 	do {
-		plen = min_t(u32, len - off, msk->mss);
+		plen = min_t(u32, len - off, msk->snd_mss);
 		/* With its companion clone, as TCP's: every packet is
 		 * sent as a clone.
 		 */
@@ -996,6 +996,7 @@ struct sock *mrc_child_create(struct sock *lsk, const struct in6_addr *laddr,
 		return NULL;
 	}
 	cmsk->mss = min_t(u32, mrc_route_mss(child, &saddr), ntohs(syn->mss));
+	cmsk->snd_mss = cmsk->mss;
 	bh_unlock_sock(child);
 	local_bh_enable();
 	cmsk->saddr = saddr;

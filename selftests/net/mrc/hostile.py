@@ -266,7 +266,7 @@ class Attack:
                data(h2, h1, p, self.msn, 50, 100, bytes(100)),
                data(h2, h1, p, self.msn, 0, 100, bytes(100), plen=50),
                data(h2, h1, p, self.msn + (1 << 30), 0, 100, bytes(100)),
-               # Short of the MSS without ending its message.
+               # Short of MRC_MSS_MIN without ending its message.
                data(h2, h1, p, self.msn, 0, 1000, bytes(10))]
         self.case("message lengths, offsets and numbers outside the message",
                   "h2", [t.make(b) for b in bad], {"DropBadMsg": len(bad)})

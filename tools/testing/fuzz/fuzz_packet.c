@@ -24,6 +24,7 @@
 #include "parse.h"
 
 #define FUZZ_MSS	1416
+#define FUZZ_SEG_MIN	1060
 
 int mrc_fuzz_one(const u8 *data, size_t size)
 {
@@ -62,13 +63,14 @@ int mrc_fuzz_one(const u8 *data, size_t size)
 
 		/* Accepted fields put the payload inside a message within
 		 * MRC_MSG_MAX: the reassembly relies on nothing else. A
-		 * packet short of the MSS ends its message, which bounds the
-		 * packets (and memory) a message can take.
+		 * packet short of the segment floor ends its message, which
+		 * bounds the packets (and memory) a message can take.
 		 */
-		if (mrc_data_fields_ok(mlen, moff, plen, FUZZ_MSS, msn_ahead) &&
+		if (mrc_data_fields_ok(mlen, moff, plen, FUZZ_MSS, FUZZ_SEG_MIN,
+				       msn_ahead) &&
 		    ((u64)moff + plen > mlen || mlen > MRC_MSG_MAX ||
 		     plen > FUZZ_MSS || msn_ahead >= MRC_WND || (!plen && mlen) ||
-		     (plen != FUZZ_MSS && moff + plen != mlen)))
+		     (plen < FUZZ_SEG_MIN && moff + plen != mlen)))
 			abort();
 	}
 	return 0;
