@@ -84,8 +84,8 @@ test_filexfer() {
 	fab_paths 1 2 && fab_paths 2 1 || return 1
 	head -c 32M /dev/urandom > "$tmp/data.bin"
 	mkdir "$tmp/recv"
-	fab_exec_host 1 "$FAB_MRC" monitor > "$tmp/monitor" 2>&1 &
-	mpid=$!
+	fab_monitor 1 "$tmp/monitor"
+	mpid=$FAB_MON_PID
 	fab_exec_host 2 "$EX"/filexfer recv 7001 "$tmp/recv" > "$tmp/recv.log" 2>&1 &
 	rpid=$!
 	wait_for 30 grep -q waiting "$tmp/recv.log" || { cat "$tmp/recv.log"; return 1; }

@@ -143,6 +143,17 @@ fab_exec_spine() {
 	ip netns exec "$ns" "$@"
 }
 
+# fab_monitor H FILE: run mrc monitor in host H's namespace in the
+# background, writing FILE; FAB_MON_PID is its pid. ip netns exec becomes
+# the monitor, so that pid is the monitor itself: a job started as
+# "fab_exec_host ... &" is a subshell, and killing it would leave the
+# monitor running and writing into a FILE the next case truncates.
+fab_monitor() {
+	ip netns exec "mrcf-h$1-$FAB_SUFFIX" "$FAB_MRC" monitor > "$2" 2>&1 &
+	# shellcheck disable=SC2034 # for the caller
+	FAB_MON_PID=$!
+}
+
 # fab_host_addr H: host H's address, fd00:ff::H.
 fab_host_addr() {
 	printf 'fd00:ff::%x\n' "$1"

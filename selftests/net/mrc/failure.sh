@@ -103,8 +103,8 @@ start() {
 	port=$(($(cat "$tmp/port" 2>/dev/null || echo "$port") + 1))
 	echo "$port" > "$tmp/port"
 	rm -f "$tmp/ready"
-	fab_exec_host 1 "$MRC" monitor > "$tmp/monitor" 2>&1 &
-	MON_PID=$!
+	fab_monitor 1 "$tmp/monitor"
+	MON_PID=$FAB_MON_PID
 	fab_exec_host 2 "$MRCPERF" -s -1 -p "$port" --timeout "$(slow_limit 120)" \
 		--ready "$tmp/ready" > "$tmp/server.log" 2>&1 &
 	SERVER_PID=$!
