@@ -18,6 +18,10 @@
 #  - one connection with SO_SNDBUF and SO_RCVBUF of 128 KB (mrcperf --buf)
 #    to a stalled reader: each side holds its buffer and one message at
 #    most, though 2 MB are sent;
+#  - 1,000 connections to a receiver that reads nothing, with a limit of
+#    4 MB on it: what it holds stays within the limit plus one 4 KB
+#    message a connection, and once it reads, every message of the 32 MB
+#    sent arrives intact;
 #  - after each run, nothing is left charged.
 # The samples of /proc/net/mrc_sockstat are taken every 50 ms, from the
 # stall until the end of the transfer.
@@ -65,6 +69,10 @@ mib_positive() {
 	[ "$(mrc_mib "$1" "$2")" -gt 0 ]
 }
 
+mib_above() {
+	[ "$(mrc_mib "$1" "$2")" -gt "$3" ]
+}
+
 nothing_charged() {
 	[ "$(mem "$A")" -eq 0 ] && [ "$(mem "$B")" -eq 0 ]
 }
@@ -87,7 +95,8 @@ peak() {
 }
 
 # stalled_run PORT WAIT-COMMAND...: a --verify transfer of RUN_CONNS
-# (default CONNS) connections, with RUN_ARGS (mrcperf options of both ends)
+# (default CONNS) connections, each of RUN_COUNT (COUNT) messages of
+# RUN_SIZE (SIZE) bytes, with RUN_ARGS (mrcperf options of both ends)
 # to a server that reads nothing until WAIT-COMMAND succeeds, one more
 # second has passed, and the go is given. Samples of both sides go to
 # $tmp/a and $tmp/b. Passes if both ends exit 0 and nothing stays charged.
@@ -109,11 +118,12 @@ stalled_run() {
 	if [ "$rc" -eq 0 ]; then
 		# shellcheck disable=SC2086
 		ip netns exec "$A" "$MRCPERF" -c "$MRC_ADDR_B" -p "$port" \
-			-P "${RUN_CONNS:-$CONNS}" -l "$SIZE" -n "$COUNT" --verify \
+			-P "${RUN_CONNS:-$CONNS}" -l "${RUN_SIZE:-$SIZE}" \
+			-n "${RUN_COUNT:-$COUNT}" --verify \
 			--seed "$SEED" --timeout "$limit" ${RUN_ARGS:-} \
 			> "$tmp/client.log" 2>&1 &
 		cpid=$!
-		wait_for 30 "$@" || rc=1
+		wait_for 60 "$@" || rc=1
 		sleep 1
 		echo "held while stalled: sender $(mem "$A") bytes, receiver $(mem "$B") bytes"
 	fi
@@ -217,14 +227,46 @@ test_socket_buffers() {
 	return "$rc"
 }
 
+# 1,000 connections to one receiver that reads nothing, at a limit of
+# MANY_LIMIT: the first message of each connection is next in line and
+# always taken, the rest wait for room. The bound is the limit, one
+# message a connection (3 times its payload in true size, as above) and
+# the per-CPU error. Unbounded, the receiver would hold all 32 MB sent,
+# in about 1.7 times that in true size: well over the bound. Whether
+# packets are dropped (DropMemLimit) depends on how far the windows the
+# receiver advertised before it reached the limit overlap; each drop is
+# answered by a NACK (NO_BUFFER), so the two counters must move together.
+MANY_CONNS=1000
+MANY_SIZE=4096
+MANY_COUNT=8
+MANY_LIMIT=$((4 * 1024 * 1024))
+MANY_BOUND=$((MANY_LIMIT + MANY_CONNS * 3 * MANY_SIZE + $(nproc) * 65536))
+test_many_conns() {
+	local drops nacks rc=0
+
+	drops=$(mrc_mib "$B" DropMemLimit)
+	nacks=$(mrc_mib "$B" OutNacks)
+	ip netns exec "$B" sysctl -q -w net.mrc.mem_max="$MANY_LIMIT" || return 1
+	RUN_CONNS=$MANY_CONNS RUN_SIZE=$MANY_SIZE RUN_COUNT=$MANY_COUNT \
+		stalled_run 7905 mem_at_least "$B" "$MANY_LIMIT" || rc=1
+	ip netns exec "$B" sysctl -q -w net.mrc.mem_max="$default_max"
+	drops=$(($(mrc_mib "$B" DropMemLimit) - drops))
+	nacks=$(($(mrc_mib "$B" OutNacks) - nacks))
+	echo "receiver peak $(peak "$tmp/b"), limit $MANY_LIMIT, bound $MANY_BOUND;" \
+		"sent $((MANY_CONNS * MANY_COUNT * MANY_SIZE)); DropMemLimit +$drops, OutNacks +$nacks"
+	[ "$(peak "$tmp/b")" -le "$MANY_BOUND" ] || { echo "over the bound"; rc=1; }
+	[ "$nacks" -ge "$drops" ] || { echo "drops not answered by NACKs"; rc=1; }
+	return "$rc"
+}
+
 if [ "$(id -u)" -ne 0 ]; then
 	echo "memlimit.sh needs root"
 	exit "$KSFT_SKIP"
 fi
-ktap_begin 5
+ktap_begin 6
 if ! setup; then
 	for name in "net.mrc.mem_max and /proc/net/mrc_sockstat" "control" \
-		"receiver" "sender" "socket buffers"; do
+		"receiver" "sender" "socket buffers" "1,000 connections"; do
 		ktap_result fail "$name (setup failed)"
 	done
 	ktap_end
@@ -237,4 +279,6 @@ run_test "sender at net.mrc.mem_max: within the bound, senders wait, every byte 
 	test_sender_limit
 run_test "SO_SNDBUF/SO_RCVBUF of 128 KB: each side within its buffer and one message" \
 	test_socket_buffers
+run_test "1,000 connections at net.mrc.mem_max: within the bound, drops counted, every byte delivered" \
+	test_many_conns
 ktap_end
