@@ -27,6 +27,13 @@
 #include <net/gso.h>
 #endif
 
+/* 6.10 moved the helpers of a protocol's memory accounting
+ * (sk_memory_allocated() and others) out of net/sock.h.
+ */
+#ifdef MRC_HAVE_PROTO_MEMORY_H
+#include <net/proto_memory.h>
+#endif
+
 /* 6.10 passes accept() its flags in struct proto_accept_arg. */
 #ifdef MRC_HAVE_PROTO_ACCEPT_ARG
 #define MRC_ACCEPT_ARGS		struct proto_accept_arg *arg

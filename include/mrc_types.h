@@ -246,8 +246,6 @@ struct mrc_cc_params {
  *	the one switches may trim
  * @trim_dscp: sysctl net.mrc.trim_dscp: DSCP of a DATA packet a switch
  *	trimmed
- * @mem: bytes (true size) of the buffers MRC sockets of the namespace hold
- * @mem_max: sysctl net.mrc.mem_max: the limit on @mem
  * @orphan_timeout_ms: sysctl net.mrc.orphan_timeout_ms
  * @max_orphans: sysctl net.mrc.max_orphans
  * @orphans: connections closed by their application and still delivering
@@ -288,8 +286,6 @@ struct mrc_net {
 	unsigned int outage_timeout_ms;
 	unsigned int data_dscp;
 	unsigned int trim_dscp;
-	struct percpu_counter mem;
-	unsigned long mem_max;
 	unsigned int orphan_timeout_ms;
 	int max_orphans;
 	atomic_t orphans;

@@ -154,7 +154,7 @@ static struct mrc_rmsg *mrc_rmsg_get(struct sock *sk, u32 msn, u32 len,
 			kfree(rmsg);
 			return ERR_PTR(-ENOMEM);
 		}
-		mrc_mem_set_owner_r(rmsg->head, sk);
+		mrc_mem_charge_r(rmsg->head, sk, true);
 		rmsg->mem = rmsg->head->truesize;
 	}
 	__skb_queue_head_init(&rmsg->frags);
@@ -311,10 +311,11 @@ static void mrc_rcv_data(struct sock *sk, struct sk_buff *skb)
 		MRC_INC(net, DROP_RCVBUF);
 		goto drop_nobuf;
 	}
-	/* The same exception for the namespace's limit: every connection
-	 * can always take the message it needs to make progress.
+	/* The same exception for the protocol's memory (net.mrc.mem):
+	 * every connection can always take the message it needs to make
+	 * progress. Once charged, freeing the packet uncharges it.
 	 */
-	if (!hol && mrc_mem_exceeds(sk, skb->truesize)) {
+	if (!mrc_mem_charge_r(skb, sk, hol)) {
 		MRC_INC(net, DROP_MEM_LIMIT);
 		goto drop_nobuf;
 	}
@@ -325,7 +326,6 @@ static void mrc_rcv_data(struct sock *sk, struct sk_buff *skb)
 		goto drop;
 	}
 	skb_dst_drop(skb);
-	mrc_mem_set_owner_r(skb, sk);
 	msk->rcv_scale = (msk->rcv_scale * 7 +
 			  div_u64((u64)plen << 10, skb->truesize)) / 8;
 	rmsg->got += plen;

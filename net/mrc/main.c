@@ -10,6 +10,7 @@
 #include <linux/net.h>
 
 #include "mrc_wire.h"
+#include "mem.h"
 #include "mpath.h"
 #include "netlink.h"
 #include "params.h"
@@ -102,9 +103,12 @@ static int __init mrc_init(void)
 	err = mrc_mpath_init();
 	if (err)
 		return err;
-	err = mrc_pernet_init();
+	err = mrc_mem_init();
 	if (err)
 		goto err_mpath;
+	err = mrc_pernet_init();
+	if (err)
+		goto err_mem;
 	err = mrc_netlink_init();
 	if (err)
 		goto err_pernet;
@@ -121,6 +125,8 @@ err_netlink:
 err_pernet:
 	mrc_pernet_exit();
 	rcu_barrier();
+err_mem:
+	mrc_mem_exit();
 err_mpath:
 	mrc_mpath_exit();
 	return err;
@@ -137,6 +143,7 @@ static void __exit mrc_exit(void)
 	 */
 	rcu_barrier();
 	rcu_barrier();
+	mrc_mem_exit();
 	mrc_mpath_exit();
 }
 

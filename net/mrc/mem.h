@@ -7,12 +7,16 @@
 
 #include "mrc_types.h"
 
-int mrc_mem_init_net(struct net *net, struct mrc_net *mn);
-void mrc_mem_exit_net(struct net *net, struct mrc_net *mn);
-unsigned long mrc_mem_default_max(void);
-void mrc_mem_set_owner_r(struct sk_buff *skb, struct sock *sk);
-void mrc_mem_set_owner_w(struct sk_buff *skb, struct sock *sk);
-bool mrc_mem_exceeds(const struct sock *sk, unsigned int more);
+int mrc_mem_init(void);
+void mrc_mem_exit(void);
+void mrc_mem_proto_init(struct proto *prot);
+int mrc_mem_init_net(struct net *net);
+void mrc_mem_exit_net(struct net *net);
+void mrc_mem_sock_init(struct sock *sk);
+void mrc_mem_sock_destruct(struct sock *sk);
+bool mrc_mem_charge_r(struct sk_buff *skb, struct sock *sk, bool force);
+void mrc_mem_charge_w(struct sk_buff *skb, struct sock *sk);
+bool mrc_mem_can_send(struct sock *sk, int size);
 long mrc_mem_room(const struct sock *sk);
 
 #endif /* _MRC_MEM_H */

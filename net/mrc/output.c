@@ -976,7 +976,7 @@ u32 mrc_rcv_wnd(struct sock *sk)
 {
 	long space = READ_ONCE(sk->sk_rcvbuf) / 2 - mrc_rmem_charged(sk);
 
-	/* Nor more than half what the namespace has left (net.mrc.mem_max). */
+	/* Nor more than half what the protocol has left (net.mrc.mem). */
 	space = min(space, mrc_mem_room(sk) / 2);
 
 	return space > 0 ?

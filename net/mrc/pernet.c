@@ -111,10 +111,6 @@ static unsigned int mrc_dscp_max = 63;
  */
 static int mrc_orphans_lim = INT_MAX;
 
-/* Bounds of net.mrc.mem_max: 64 KB to what a signed total can hold. */
-static unsigned long mrc_mem_min = SZ_64K;
-static unsigned long mrc_mem_lim = LONG_MAX;
-
 /* net.mrc.data_dscp and net.mrc.trim_dscp: 0 to 63, and never the same,
  * or every DATA packet would look trimmed. extra1 is the other one.
  */
@@ -144,7 +140,6 @@ enum {
 	MRC_SYSCTL_OUTAGE,
 	MRC_SYSCTL_DATA_DSCP,
 	MRC_SYSCTL_TRIM_DSCP,
-	MRC_SYSCTL_MEM_MAX,
 	MRC_SYSCTL_ORPHAN_TIMEOUT,
 	MRC_SYSCTL_MAX_ORPHANS,
 };
@@ -169,14 +164,6 @@ static struct ctl_table mrc_sysctl_template[] = {
 		.maxlen = sizeof(unsigned int),
 		.mode = 0644,
 		.proc_handler = mrc_sysctl_dscp,
-	},
-	[MRC_SYSCTL_MEM_MAX] = {
-		.procname = "mem_max",
-		.maxlen = sizeof(unsigned long),
-		.mode = 0644,
-		.proc_handler = proc_doulongvec_minmax,
-		.extra1 = &mrc_mem_min,
-		.extra2 = &mrc_mem_lim,
 	},
 	[MRC_SYSCTL_ORPHAN_TIMEOUT] = {
 		.procname = "orphan_timeout_ms",
@@ -210,7 +197,6 @@ static int mrc_sysctl_init(struct net *net, struct mrc_net *mn)
 	table[MRC_SYSCTL_DATA_DSCP].extra1 = &mn->trim_dscp;
 	table[MRC_SYSCTL_TRIM_DSCP].data = &mn->trim_dscp;
 	table[MRC_SYSCTL_TRIM_DSCP].extra1 = &mn->data_dscp;
-	table[MRC_SYSCTL_MEM_MAX].data = &mn->mem_max;
 	table[MRC_SYSCTL_ORPHAN_TIMEOUT].data = &mn->orphan_timeout_ms;
 	table[MRC_SYSCTL_MAX_ORPHANS].data = &mn->max_orphans;
 	mn->sysctl = mrc_register_net_sysctl(net, "net/mrc", table,
@@ -258,7 +244,7 @@ static int __net_init mrc_net_init(struct net *net)
 	err = mrc_mib_init(net);
 	if (err)
 		goto err_conns;
-	err = mrc_mem_init_net(net, mn);
+	err = mrc_mem_init_net(net);
 	if (err)
 		goto err_mib;
 	err = mrc_sysctl_init(net, mn);
@@ -274,7 +260,7 @@ static int __net_init mrc_net_init(struct net *net)
 err_sysctl:
 	mrc_sysctl_exit(mn);
 err_mem:
-	mrc_mem_exit_net(net, mn);
+	mrc_mem_exit_net(net);
 err_mib:
 	mrc_mib_exit(net);
 err_conns:
@@ -296,7 +282,7 @@ static void __net_exit mrc_net_exit(struct net *net)
 	udp_tunnel_sock_release(mn->udp_sock);
 	mrc_path_flush(net);
 	mrc_sysctl_exit(mn);
-	mrc_mem_exit_net(net, mn);
+	mrc_mem_exit_net(net);
 	mrc_mib_exit(net);
 	rhashtable_destroy(&mn->conns);
 }

@@ -480,16 +480,27 @@ static int mrc_wait(struct sock *sk, long *timeo, bool (*cond)(struct sock *))
 	return err;
 }
 
-/* Room to queue a message: under SO_SNDBUF, and under net.mrc.mem_max
- * unless nothing is queued yet, so that every socket can make progress and
- * one that waits is woken as its own queue drains.
+/* Room to queue a message: under SO_SNDBUF, and a page the protocol's
+ * memory (net.mrc.mem) can charge, unless nothing is queued yet, so that
+ * every socket can make progress and one that waits is woken as its own
+ * queue drains. Charges: the socket must be locked.
  */
 static bool mrc_send_room(struct sock *sk)
 {
 	int queued = sk_wmem_alloc_get(sk);
 
 	return queued < READ_ONCE(sk->sk_sndbuf) &&
-	       (!queued || !mrc_mem_exceeds(sk, 0));
+	       (!queued || mrc_mem_can_send(sk, PAGE_SIZE));
+}
+
+/* The same for poll(), without the lock: a guess, which sendmsg() checks. */
+static bool mrc_send_room_lockless(const struct sock *sk)
+{
+	int queued = sk_wmem_alloc_get(sk);
+
+	return queued < READ_ONCE(sk->sk_sndbuf) &&
+	       (!queued || READ_ONCE(sk->sk_forward_alloc) >= (int)PAGE_SIZE ||
+		mrc_mem_room(sk) > 0);
 }
 
 static bool mrc_sendable(struct sock *sk)
@@ -561,7 +572,7 @@ static int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 		err = memcpy_from_msg(skb_put(skb, plen), msg, plen);
 		if (err)
 			goto out;
-		mrc_mem_set_owner_w(skb, sk);
+		mrc_mem_charge_w(skb, sk);
 		__skb_header_release(skb);
 		memset(MRC_TX_CB(skb), 0, sizeof(struct mrc_tx_cb));
 		MRC_TX_CB(skb)->msn = msk->snd_msn;
@@ -690,7 +701,7 @@ static __poll_t mrc_poll(struct file *file, struct socket *sock,
 	if (!skb_queue_empty_lockless(&sk->sk_receive_queue))
 		mask |= EPOLLIN | EPOLLRDNORM;
 	if (state == MRC_ESTABLISHED && !(shutdown & SEND_SHUTDOWN)) {
-		if (mrc_send_room(sk))
+		if (mrc_send_room_lockless(sk))
 			mask |= EPOLLOUT | EPOLLWRNORM;
 		else
 			set_bit(SOCK_NOSPACE, &sock->flags);
@@ -867,6 +878,7 @@ static void mrc_sock_destruct(struct sock *sk)
 	mrc_tx_purge(sk);
 	mrc_rx_purge(sk);
 	mrc_cp_destroy(sk);
+	mrc_mem_sock_destruct(sk);
 	sock_prot_inuse_add(sock_net(sk), sk->sk_prot, -1);
 }
 
@@ -920,6 +932,7 @@ static struct sock *mrc_sock_alloc(struct net *net, struct socket *sock,
 	sk->sk_destruct = mrc_sock_destruct;
 	sk->sk_backlog_rcv = mrc_backlog_rcv;
 	sock_set_flag(sk, SOCK_RCU_FREE);
+	mrc_mem_sock_init(sk);
 	sock_prot_inuse_add(net, &mrc_proto, 1);
 	return sk;
 }
@@ -1059,6 +1072,7 @@ int mrc_socket_init(void)
 {
 	int err;
 
+	mrc_mem_proto_init(&mrc_proto);
 	err = proto_register(&mrc_proto, 1);
 	if (err)
 		return err;
