@@ -127,13 +127,15 @@ peak() {
 # to a server that reads nothing until WAIT-COMMAND succeeds, one more
 # second has passed, and the go is given. The samples go to $tmp/mem,
 # until the end, or with RUN_AT_GO until the go, when that command runs.
-# Passes if both ends exit 0 and nothing stays charged.
+# RUN_WAIT (default 60) seconds, scaled by slow_limit, bound the wait for
+# WAIT-COMMAND and are both ends' --timeout. Passes if both ends exit 0
+# and nothing stays charged.
 stalled_run() {
 	local port=$1 limit spid cpid mpid crc src t0 rc=0
 
 	shift
 	t0=$SECONDS
-	limit=$(slow_limit 60)
+	limit=$(slow_limit "${RUN_WAIT:-60}")
 	rm -f "$tmp/ready" "$tmp/go" "$tmp/stop"
 	sample "$tmp/mem" &
 	mpid=$!
@@ -150,7 +152,7 @@ stalled_run() {
 			--seed "$SEED" --timeout "$limit" ${RUN_ARGS:-} \
 			> "$tmp/client.log" 2>&1 &
 		cpid=$!
-		wait_for 60 "$@" || rc=1
+		wait_for "${RUN_WAIT:-60}" "$@" || rc=1
 		sleep 1
 		echo "held while stalled: $(mem) bytes ($((SECONDS - t0)) s in)"
 	fi
@@ -271,7 +273,8 @@ test_socket_buffers() {
 # times that in true size: well over the bound. The limit is lifted when
 # the reader starts: 2,000 sockets within 4 MB are under pressure, with
 # no share beyond the page each may always charge, and would take minutes
-# to move the rest by zero-window probes.
+# to move the rest by zero-window probes. Opening 1,000 connections and
+# filling them takes minutes under emulation: each wait is 300 s.
 MANY_CONNS=1000
 MANY_SIZE=4096
 MANY_COUNT=16
@@ -290,7 +293,7 @@ test_many_conns() {
 	waits=$(mrc_mib "$A" SendMemLimit)
 	set_limit "$MANY_LIMIT" || return 1
 	RUN_CONNS=$MANY_CONNS RUN_SIZE=$MANY_SIZE RUN_COUNT=$MANY_COUNT \
-		RUN_AT_GO=restore_limit \
+		RUN_AT_GO=restore_limit RUN_WAIT=300 \
 		stalled_run 7905 limited "$drops" "$waits" || rc=1
 	restore_limit
 	echo "peak $(peak "$tmp/mem"), limit $MANY_LIMIT, bound $MANY_BOUND;" \
