@@ -32,7 +32,11 @@
 #    cannot route back to; every plane carries data;
 #  - path MTU: a 1400-byte link on one of four 9000-byte planes draws
 #    ICMPv6 Packet Too Big; the connection cuts to fit, sends in fragments
-#    what it had cut before, and the narrow plane keeps its share.
+#    what it had cut before, and the narrow plane keeps its share;
+#  - stale ACKs: spine 1 sends ACKs to host 1 again after newer ones
+#    (ack_replay.py), with the larger window of their moment, while a
+#    reader that has not started lets the window close. The sender keeps
+#    to the newest window: host 2's buffer never overflows.
 # After every transfer, host 2 must have received nothing beyond the
 # furthest right edge it advertised (InBeyondWindow): the sender keeps to
 # the freshest window, whichever path its ACK took.
@@ -570,7 +574,92 @@ test_loopback_src() {
 	return "$rc"
 }
 
-ktap_begin 9
+# closed PROBES DROPS: host 1 probed a closed window, or host 2 dropped
+# a packet for want of buffer, since the counters were PROBES and DROPS.
+closed() {
+	[ "$(mib ZeroWindowProbes)" -gt "$1" ] ||
+		[ "$(mrc_mib "$(fab_ns_host 2)" DropRcvbuf)" -gt "$2" ]
+}
+
+# Old ACKs after newer ones, on purpose. Plane 2's DATA is 50 ms late, so
+# the PSN it carries holds the cumulative point while plane 1's packets
+# fill the window: successive ACKs share a cumulative PSN and differ in
+# their SACK bits and in the window, which closes, as host 2's reader has
+# not started. ack_replay.py on spine 1 sends each such ACK again once a
+# newer one acknowledges 3 packets more. A sender that took the window of
+# every ACK with a current cumulative PSN would send up to the old,
+# larger window past what is acknowledged now: past the half of the
+# buffer that host 2 offers, into the half that absorbs what is in flight
+# and beyond, where host 2 drops it (DropRcvbuf: 70 on 6.12 with the
+# freshness rule taken out). The reader starts once host 1 probes the
+# closed window: until then no packet of a sender that keeps to the
+# newest window meets a full buffer.
+test_stale_ack() {
+	local port limit spid cpid rpid crc src replayed probes0 drops0 beyond0
+	local drops beyond rc=0
+
+	both_paths "1 2" || return 1
+	port=$(next_port)
+	limit=$(slow_limit 60)
+	probes0=$(mib ZeroWindowProbes)
+	drops0=$(mrc_mib "$(fab_ns_host 2)" DropRcvbuf)
+	beyond0=$(mrc_mib "$(fab_ns_host 2)" InBeyondWindow)
+	rm -f "$tmp/ready" "$tmp/go" "$tmp/replay.ready" "$tmp/replayed"
+	fab_link_qdisc 1 2 up netem delay 50ms limit 100000 || return 1
+	ip netns exec "$(fab_ns_spine 1)" python3 "$MRC_SELFTEST_DIR"/ack_replay.py \
+		--dev h1 --ready "$tmp/replay.ready" --count "$tmp/replayed" &
+	rpid=$!
+	if ! wait_ready "$rpid" "$tmp/replay.ready"; then
+		fab_link_clear 1 2 up
+		return 1
+	fi
+	fab_exec_host 2 "$MRCPERF" -s -1 -p "$port" --buf 32K --stall "$tmp/go" \
+		--timeout "$limit" --ready "$tmp/ready" > "$tmp/server.log" 2>&1 &
+	spid=$!
+	if wait_ready "$spid" "$tmp/ready"; then
+		fab_exec_host 1 timeout -k 10 "$(slow_limit 200)" "$MRCPERF" -c "$H2_ADDR" \
+			-p "$port" -l 4K -n 1000 --verify --seed "$SEED" \
+			--timeout "$limit" > "$tmp/client.log" 2>&1 &
+		cpid=$!
+		wait_for 60 closed "$probes0" "$drops0" || rc=1
+		touch "$tmp/go"
+		wait "$cpid"
+		crc=$?
+	else
+		rc=1
+		crc=1
+	fi
+	wait_for 60 gone "$spid" || kill "$spid"
+	wait "$spid"
+	src=$?
+	kill "$rpid"
+	wait "$rpid"
+	fab_link_clear 1 2 up
+	if [ "$crc" -ne 0 ] || [ "$src" -ne 0 ]; then
+		echo "client exit $crc, server exit $src"
+		grep -Ev '^\[ *[0-9]+\] +[0-9]' "$tmp/client.log" | sed 's/^/client: /'
+		grep -Ev '^\[ *[0-9]+\] +[0-9]' "$tmp/server.log" | sed 's/^/server: /'
+		rc=1
+	fi
+	replayed=$(cat "$tmp/replayed" 2>/dev/null || echo 0)
+	drops=$(($(mrc_mib "$(fab_ns_host 2)" DropRcvbuf) - drops0))
+	beyond=$(($(mrc_mib "$(fab_ns_host 2)" InBeyondWindow) - beyond0))
+	echo "ACKs sent again after newer ones: $replayed; window probes:" \
+		"$(($(mib ZeroWindowProbes) - probes0)); host 2 DropRcvbuf +$drops," \
+		"InBeyondWindow +$beyond"
+	if [ "$replayed" -lt 10 ]; then
+		echo "too few ACKs were sent again to tell"
+		rc=1
+	fi
+	if [ "$drops" -ne 0 ] || [ "$beyond" -ne 0 ]; then
+		echo "host 1 sent beyond the newest window"
+		echo "host 1: $(mib_nonzero)"
+		rc=1
+	fi
+	return "$rc"
+}
+
+ktap_begin 10
 echo "# seed $SEED (MRC_SEED=$SEED repeats it)"
 if ! fab_up 2 4; then
 	echo "# the fabric could not be built"
@@ -587,4 +676,5 @@ run_test "automatic set: 16 entropy-only paths" test_auto
 run_test "a denied path carries nothing" test_denied
 run_test "no src on the paths: the source the route to the peer prefers" test_loopback_src
 run_test "a 1400-byte link on one plane at MTU 9000: cut to fit, plane kept" test_pmtu
+run_test "ACKs overtaken by newer ones: the newest window holds" test_stale_ack
 ktap_end
