@@ -32,7 +32,9 @@
 #    cannot route back to; every plane carries data;
 #  - path MTU: a 1400-byte link on one of four 9000-byte planes draws
 #    ICMPv6 Packet Too Big; the connection cuts to fit, sends in fragments
-#    what it had cut before, and the narrow plane keeps its share;
+#    what it had cut before, and the narrow plane keeps its share; its
+#    path is retired at most once, apart from retirements undone as
+#    spurious;
 #  - stale ACKs: spine 1 sends ACKs to host 1 again after newer ones
 #    (ack_replay.py), with the larger window of their moment, while a
 #    reader that has not started lets the window close. The sender keeps
@@ -493,7 +495,7 @@ lo_routes() {
 # in the usual layout (lo_routes): spine 3 has no route back to host 1's
 # plane interfaces, and would have nowhere to send its Packet Too Big.
 test_pmtu() {
-	local ptb0 frag0 ptb frag rc=0 total narrow retired others mon mon0=0
+	local ptb0 frag0 ptb frag rc=0 total narrow retired spurious mon mon0=0
 
 	both_paths "1 2 3 4" || return 1
 	lo_routes add || { lo_routes del 2>/dev/null; return 1; }
@@ -527,8 +529,7 @@ test_pmtu() {
 	total=$(awk 'NR > 1 { s += $2 } END { print s + 0 }' "$tmp/paths")
 	narrow=$(awk '$1 == 3 { print $2 }' "$tmp/paths")
 	retired=$(grep -c "id 3 good -> assumed-bad" "$tmp/monitor.2")
-	others=$(grep -o "id [124] good -> assumed-bad" "$tmp/monitor.2" |
-		sort | uniq -c | awk '$1 > m { m = $1 } END { print m + 0 }')
+	spurious=$(grep -c "id 3 assumed-bad -> good (spurious)" "$tmp/monitor.2")
 	echo "host 1: $ptb Packet Too Big, $frag packets sent in fragments;" \
 		"path retirements by id: $(grep -o "id [0-9]* good -> assumed-bad" \
 		"$tmp/monitor.2" | awk '{ print $2 }' | sort | uniq -c | xargs)"
@@ -547,8 +548,11 @@ test_pmtu() {
 		mib_nonzero
 		return 1
 	fi
-	if [ "$retired" -gt $((others + 1)) ]; then
-		echo "path 3 retired $retired times, the others $others at most"
+	# At most once for losses that were real: the first packets too big
+	# for the narrow link. A retirement undone as spurious was reordering
+	# or jitter, which the other planes see as well.
+	if [ $((retired - spurious)) -gt 1 ]; then
+		echo "path 3 retired $retired times ($spurious undone as spurious)"
 		grep "id 3 " "$tmp/monitor.2" | sed 's/^/monitor: /'
 		mib_nonzero
 		return 1
@@ -659,7 +663,76 @@ test_stale_ack() {
 	return "$rc"
 }
 
-ktap_begin 10
+# data_after N0 N: host 1 sent N DATA packets since the count was N0.
+data_after() {
+	[ "$(mib OutData)" -ge $(($1 + $2)) ]
+}
+
+# A path deleted under load: the connection drops it from its view, what
+# it had in flight is lost to it and sent again on the others, and every
+# byte arrives. The ACKs of the first copies may still come: they are news
+# to no path, so no remaining path is credited with a packet it did not
+# send (acked <= sent). That no other path is retired cannot be asserted
+# yet: three equal planes in a guest retire paths on jitter with no
+# deletion at all (4 and 5 in one run each on 6.1 and 6.12; issue 29).
+# The mrc that deletes the path is started before the transfer and given
+# its command through a FIFO, so that no process starts in the middle.
+test_delete() {
+	local data0 retired0 moved0 retr0 dpid wpid data retired moved retr rc=0
+
+	both_paths "1 2 3" || return 1
+	data0=$(mib OutData)
+	retired0=$(mib PathsRetired)
+	moved0=$(mib PathMoved)
+	retr0=$(mib OutRetrans)
+	rm -f "$tmp/cmds"
+	mkfifo "$tmp/cmds" || return 1
+	ip netns exec "$(fab_ns_host 1)" "$MRC" -b "$tmp/cmds" > "$tmp/delete.log" 2>&1 &
+	dpid=$!
+	{
+		# Too late, mrc gets no command: the FIFO is closed empty.
+		if wait_for 60 data_after "$data0" 2000; then
+			echo "path del $H2_ADDR/128 id 2" > "$tmp/cmds"
+		else
+			: > "$tmp/cmds"
+		fi
+	} &
+	wpid=$!
+	mp_transfer -l 64K -n 300 || rc=1
+	wait "$wpid"
+	wait "$dpid" || { echo "path 2 was not deleted"; cat "$tmp/delete.log"; rc=1; }
+	data=$(($(mib OutData) - data0))
+	retired=$(($(mib PathsRetired) - retired0))
+	moved=$(($(mib PathMoved) - moved0))
+	retr=$(($(mib OutRetrans) - retr0))
+	echo "DATA $data, moved off paths $moved, retransmitted $retr, paths retired $retired"
+	[ "$rc" -eq 0 ] || return 1
+	conn_paths > "$tmp/paths" || return 1
+	tail -n +2 "$tmp/paths" | tee "$tmp/paths.each"
+	if grep -q "^2 " "$tmp/paths.each" || [ "$(wc -l < "$tmp/paths.each")" -ne 2 ]; then
+		echo "the connection did not drop path 2"
+		return 1
+	fi
+	if [ "$moved" -lt 1 ]; then
+		echo "nothing was moved off path 2"
+		return 1
+	fi
+	python3 - "$tmp/conns.json" <<'EOF2' || rc=1
+import json, sys
+conns = json.load(open(sys.argv[1]))
+if isinstance(conns, dict):
+    conns = conns.get("connections", [conns])
+bad = [p for c in conns for p in c.get("paths", [])
+       if p["stats"]["acked"] > p["stats"]["sent"]]
+for p in bad:
+    print("path %d acked %d of %d sent" % (p["id"], p["stats"]["acked"],
+                                          p["stats"]["sent"]))
+sys.exit(1 if bad else 0)
+EOF2
+	return "$rc"
+}
+
+ktap_begin 11
 echo "# seed $SEED (MRC_SEED=$SEED repeats it)"
 if ! fab_up 2 4; then
 	echo "# the fabric could not be built"
@@ -677,4 +750,5 @@ run_test "a denied path carries nothing" test_denied
 run_test "no src on the paths: the source the route to the peer prefers" test_loopback_src
 run_test "a 1400-byte link on one plane at MTU 9000: cut to fit, plane kept" test_pmtu
 run_test "ACKs overtaken by newer ones: the newest window holds" test_stale_ack
+run_test "a path deleted under load: dropped, its packets moved, no path credited" test_delete
 ktap_end
