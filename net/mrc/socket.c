@@ -928,7 +928,7 @@ static struct sock *mrc_sock_alloc(struct net *net, struct socket *sock,
 	INIT_HLIST_NODE(&msk->bind_node);
 	mrc_sock_init(sk);
 	msk->outage_timeout_ms = READ_ONCE(mrc_net(net)->outage_timeout_ms);
-	sk->sk_state = MRC_CLOSED;
+	mrc_set_state(sk, MRC_CLOSED);
 	sk->sk_destruct = mrc_sock_destruct;
 	sk->sk_backlog_rcv = mrc_backlog_rcv;
 	sock_set_flag(sk, SOCK_RCU_FREE);
