@@ -33,8 +33,7 @@
 #  - path MTU: a 1400-byte link on one of four 9000-byte planes draws
 #    ICMPv6 Packet Too Big; the connection cuts to fit, sends in fragments
 #    what it had cut before, and the narrow plane keeps its share; its
-#    path is retired at most once, apart from retirements undone as
-#    spurious;
+#    path is retired at most once more than jitter retires any other;
 #  - stale ACKs: spine 1 sends ACKs to host 1 again after newer ones
 #    (ack_replay.py), with the larger window of their moment, while a
 #    reader that has not started lets the window close. The sender keeps
@@ -495,7 +494,7 @@ lo_routes() {
 # in the usual layout (lo_routes): spine 3 has no route back to host 1's
 # plane interfaces, and would have nowhere to send its Packet Too Big.
 test_pmtu() {
-	local ptb0 frag0 ptb frag rc=0 total narrow retired spurious mon mon0=0
+	local ptb0 frag0 ptb frag rc=0 total narrow retired others mon mon0=0
 
 	both_paths "1 2 3 4" || return 1
 	lo_routes add || { lo_routes del 2>/dev/null; return 1; }
@@ -529,7 +528,8 @@ test_pmtu() {
 	total=$(awk 'NR > 1 { s += $2 } END { print s + 0 }' "$tmp/paths")
 	narrow=$(awk '$1 == 3 { print $2 }' "$tmp/paths")
 	retired=$(grep -c "id 3 good -> assumed-bad" "$tmp/monitor.2")
-	spurious=$(grep -c "id 3 assumed-bad -> good (spurious)" "$tmp/monitor.2")
+	others=$(grep -o "id [124] good -> assumed-bad" "$tmp/monitor.2" |
+		sort | uniq -c | awk '$1 > m { m = $1 } END { print m + 0 }')
 	echo "host 1: $ptb Packet Too Big, $frag packets sent in fragments;" \
 		"path retirements by id: $(grep -o "id [0-9]* good -> assumed-bad" \
 		"$tmp/monitor.2" | awk '{ print $2 }' | sort | uniq -c | xargs)"
@@ -548,11 +548,13 @@ test_pmtu() {
 		mib_nonzero
 		return 1
 	fi
-	# At most once for losses that were real: the first packets too big
-	# for the narrow link. A retirement undone as spurious was reordering
-	# or jitter, which the other planes see as well.
-	if [ $((retired - spurious)) -gt 1 ]; then
-		echo "path 3 retired $retired times ($spurious undone as spurious)"
+	# Once for the packets too big for the narrow link, and as often as
+	# jitter retires any plane: a slow guest retires healthy planes too,
+	# and a probe may bring them back before a late packet shows the
+	# retirement spurious (issue 29). Before path MTU handling, the narrow
+	# plane flapped 18 times while the others stayed good.
+	if [ "$retired" -gt $((others + 1)) ]; then
+		echo "path 3 retired $retired times, the others $others at most"
 		grep "id 3 " "$tmp/monitor.2" | sed 's/^/monitor: /'
 		mib_nonzero
 		return 1
