@@ -683,6 +683,10 @@ test_delete() {
 	local data0 retired0 moved0 retr0 dpid wpid data retired moved retr rc=0
 
 	both_paths "1 2 3" || return 1
+	# Path 2's 20 ms keep packets in flight on it whenever the connection
+	# sends: on a fast host, a window-limited sender can otherwise have
+	# none out on it at the moment the deletion takes effect.
+	fab_link_qdisc 1 2 up netem delay 20ms limit 100000 || return 1
 	data0=$(mib OutData)
 	retired0=$(mib PathsRetired)
 	moved0=$(mib PathMoved)
@@ -703,6 +707,7 @@ test_delete() {
 	mp_transfer -l 64K -n 300 || rc=1
 	wait "$wpid"
 	wait "$dpid" || { echo "path 2 was not deleted"; cat "$tmp/delete.log"; rc=1; }
+	fab_link_clear 1 2 up
 	data=$(($(mib OutData) - data0))
 	retired=$(($(mib PathsRetired) - retired0))
 	moved=$(($(mib PathMoved) - moved0))
