@@ -28,6 +28,7 @@ import struct
 import sys
 
 from mrc_pkt import ACK, HDR, MRC_PORT, VERSION
+from trim_tool import csum
 
 ETH_P_ALL = 0x0003
 PACKET_OUTGOING = 4
@@ -62,16 +63,6 @@ def outgoing_only(sock):
                                            ctypes.sizeof(fprog))))
 
 
-def csum16(data):
-    """The Internet checksum (RFC 1071) of data."""
-    if len(data) % 2:
-        data += b"\0"
-    total = sum(struct.unpack("!%dH" % (len(data) // 2), data))
-    while total >> 16:
-        total = (total & 0xffff) + (total >> 16)
-    return ~total & 0xffff
-
-
 def with_udp_csum(frame, off):
     """frame with the UDP checksum of the datagram at off filled in.
 
@@ -85,7 +76,7 @@ def with_udp_csum(frame, off):
     udp[6:8] = b"\0\0"
     pseudo = (frame[ETH_HLEN + 8:ETH_HLEN + 40] +
               struct.pack("!I3xB", len(udp), IPPROTO_UDP))
-    c = csum16(pseudo + bytes(udp)) or 0xffff
+    c = (~csum(pseudo + bytes(udp)) & 0xffff) or 0xffff
     udp[6:8] = struct.pack("!H", c)
     return frame[:off] + bytes(udp)
 
