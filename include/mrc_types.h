@@ -350,6 +350,10 @@ struct mrc_cpath {
  * @undo_psn: the PSN of that packet
  * @undo_tsval: its send time on the path
  * @undo_retired_us: when the path was retired
+ * @late_run: packets sent on it since the latest one delivered that were
+ *	declared lost for its timeout (the path went silent): at
+ *	mrc_fail_losses the path is retired (mrc_cp_late())
+ * @late_first_us: send time of the first of them
  * @sent: DATA transmissions
  * @bytes: DATA payload bytes sent
  * @acked: DATA packets acknowledged
@@ -376,6 +380,8 @@ struct mrc_cpstate {
 	u32 undo_psn;
 	u32 undo_tsval;
 	u32 undo_retired_us;
+	u8 late_run;
+	u32 late_first_us;
 	u64 sent;
 	u64 bytes;
 	u64 acked;

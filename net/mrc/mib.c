@@ -52,6 +52,7 @@ static const char * const mrc_mib_names[] = {
 	[MRC_MIB_RTO] = "RtoFired",
 	[MRC_MIB_RACK_LOST] = "RackLost",
 	[MRC_MIB_PATH_TIME_LOST] = "PathTimeLost",
+	[MRC_MIB_PATH_LATE_KEPT] = "PathLateKept",
 	[MRC_MIB_NO_ROUTE_LOST] = "NoRouteLost",
 	[MRC_MIB_QDISC_DROP_LOST] = "QdiscDropLost",
 	[MRC_MIB_PATH_MOVED] = "PathMoved",

@@ -438,6 +438,9 @@ void mrc_cp_on_delivered(struct sock *sk, const struct mrc_tx_cb *cb, u32 now,
 	 */
 	if (cb->xmits > 1 && tsecr != cb->xmit_us)
 		goto count;
+	/* The path delivered what it was given after its silence began. */
+	if (cs->late_run && !mrc_before(cb->xmit_us, cs->late_first_us))
+		cs->late_run = 0;
 	if (!cs->rack_xmit_us || mrc_after(cb->xmit_us, cs->rack_xmit_us)) {
 		cs->rack_xmit_us = cb->xmit_us;
 		cs->rack_rtt_us = now - cb->xmit_us;
@@ -504,6 +507,38 @@ void mrc_cp_on_lost(struct sock *sk, const struct mrc_tx_cb *cb)
 	WRITE_ONCE(cs->losses, cs->losses + 1);
 	if (p)
 		mrc_path_count(p, MRC_PC_LOSSES, 1);
+	/* Skipped until it delivers again, as after a mark: a path that
+	 * drops for congestion gets fewer packets, and one that failed
+	 * gets few while its loss run grows (mrc_cp_late()).
+	 */
+	mrc_cps(msk)->p[cb->pidx].credit = 0;
+}
+
+/**
+ * mrc_cp_late() - a packet was declared lost for its path's timeout
+ * @sk: the socket, locked
+ * @cb: the packet, just marked lost, still as it was sent on the path
+ *
+ * Nothing sent on the path after it was delivered, while packets sent
+ * after it on other paths were: the path may have gone silent. One such
+ * loss is no proof (a burst of jitter, or a queue that dropped a tail),
+ * so it only adds to the path's run; mrc_fail_losses of them in a row,
+ * with nothing sent on the path since the first one delivered, retire
+ * the path (mrc_cp_retire()).
+ */
+void mrc_cp_late(struct sock *sk, const struct mrc_tx_cb *cb)
+{
+	struct mrc_cpstate *cs = &mrc_cp_sts(mrc_sk(sk))[cb->pidx];
+
+	if (!cs->late_run)
+		cs->late_first_us = cb->xmit_us;
+	if (cs->late_run < U8_MAX)
+		cs->late_run++;
+	if (cs->late_run < clamp_t(u32, READ_ONCE(mrc_fail_losses), 1, U8_MAX)) {
+		MRC_INC(sock_net(sk), PATH_LATE_KEPT);
+		return;
+	}
+	mrc_cp_retire(sk, cb);
 }
 
 /**
@@ -567,6 +602,7 @@ void mrc_cp_retire(struct sock *sk, const struct mrc_tx_cb *cb)
 				    USEC_PER_MSEC) | 1;
 	}
 	MRC_INC(net, PATHS_RETIRED);
+	cs->late_run = 0;
 	cs->undo = 1;
 	cs->undo_psn = cb->psn;
 	cs->undo_tsval = cb->xmit_us;

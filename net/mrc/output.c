@@ -704,10 +704,12 @@ static u32 mrc_trim_hold_us(const struct mrc_sock *msk,
  * Paths differ in delay, so a packet is compared only with packets sent
  * on its own path: it is lost when a packet sent after it on the same
  * path has been delivered and a further reordering window (a quarter of
- * the path's srtt, at least one jiffy) has passed. A packet that nothing
- * later on its path overtook is lost when it has been out longer than the
- * path's timeout (mrc_path_timeout_us()) and an ACK has acknowledged
- * something since that timeout passed. A packet that found no route
+ * the path's srtt, at least one jiffy) has passed: the path delivers, so
+ * that is congestion, and the path stays. A packet that nothing later on
+ * its path overtook is lost when it has been out longer than the path's
+ * timeout (mrc_path_timeout_us()) and an ACK has since acknowledged a
+ * packet sent late enough: the path may have gone silent, and a run of
+ * such losses retires it (mrc_cp_late()). A packet that found no route
  * never left: it is lost at once, and its path retired (the route to the
  * path's first hop went away, with its link). A packet a queue of this
  * host dropped never left either: it is lost at once, a congestion
@@ -762,7 +764,6 @@ void mrc_detect_losses(struct sock *sk)
 			if (left <= 0) {
 				mrc_mark_lost(sk, cb);
 				mrc_cc_on_loss(sk, cb->pidx);
-				mrc_cp_retire(sk, cb);
 				MRC_INC(sock_net(sk), RACK_LOST);
 				continue;
 			}
@@ -772,20 +773,28 @@ void mrc_detect_losses(struct sock *sk)
 		if (!tmo)
 			continue;
 		left = (s32)(cb->xmit_us + tmo - now);
-		/* Past its timeout, it is lost only if an ACK has come since:
-		 * when no ACK has, the ACKs may be what is late (this host was
-		 * not running, or every path is down), and the next ACK or
-		 * the RTO decides.
+		/* Past its timeout, it is lost only if an ACK has come since,
+		 * and has acknowledged a packet sent late enough, on any path:
+		 * after the deadline less this path's srtt, so that a working
+		 * path would have delivered this one by then. When no ACK has,
+		 * the ACKs may be what is late (every path is down); and an
+		 * ACK merely processed after the deadline is no proof either:
+		 * after this host stalled, the ACKs that queued meanwhile are
+		 * processed one by one, and the first must not condemn the
+		 * packets the next ones acknowledge. The next ACK or the RTO
+		 * decides.
 		 */
 		if (left <= 0 &&
-		    (!msk->delivery_us ||
-		     (s32)(msk->delivery_us - (cb->xmit_us + tmo)) < 0))
+		    (!msk->delivery_us || !msk->rack_xmit_us ||
+		     (s32)(msk->delivery_us - (cb->xmit_us + tmo)) < 0 ||
+		     mrc_before(msk->rack_xmit_us,
+				cb->xmit_us + tmo - cs->srtt_us)))
 			continue;
 		if (left <= 0) {
 			mrc_mark_lost(sk, cb);
 			mrc_cc_on_loss(sk, cb->pidx);
-			mrc_cp_retire(sk, cb);
 			MRC_INC(sock_net(sk), PATH_TIME_LOST);
+			mrc_cp_late(sk, cb);
 		} else {
 			wait = min_t(u32, wait, left);
 		}

@@ -18,6 +18,7 @@ extern unsigned int mrc_auto_paths;
 extern unsigned int mrc_spray_burst;
 extern unsigned int mrc_probe_interval_ms;
 extern unsigned int mrc_probe_good;
+extern unsigned int mrc_fail_losses;
 extern unsigned int mrc_probe_rate;
 extern unsigned int mrc_rst_rate;
 

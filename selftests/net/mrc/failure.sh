@@ -22,8 +22,12 @@
 # ETIMEDOUT and probes within probe_rate (10); a path with no route from
 # the sender, whose packets never leave: NoRouteLost retires it (11); on
 # one path, drops by the sender's own full queue, lost at once and no
-# path retired (12); losses on the only path, each retiring it, the
-# connection going on as soon as probes restore it, not at the RTO (13).
+# path retired (12); the only path's link flapping, each time retiring
+# it, the connection going on as soon as probes restore it, not at the
+# RTO (13). Then the failure detector (Documentation/networking/mrc.rst,
+# Path failures): a jittery plane retires nothing (14), congestion drops
+# cut the window and retire nothing (15), and a blackhole retires its
+# path alone after fail_losses losses, with no RTO (16).
 
 # Test functions run through run_test, which shellcheck cannot follow;
 # awk programs are in single quotes on purpose.
@@ -242,8 +246,22 @@ test_flap() {
 	return "$rc"
 }
 
+# path_stat ID FIELD: host 1's per-path counter FIELD of path ID.
+path_stat() {
+	fab_exec_host 1 "$MRC" -j -s path show "$H2_ADDR"/128 | python3 -c 'import json, sys
+d = json.load(sys.stdin)
+sets = d if isinstance(d, list) else [d]
+print([p for s in sets for p in s["paths"] if p["id"] == int(sys.argv[1])][0]["stats"][sys.argv[2]])' "$1" "$2"
+}
+
+# 3% random loss on one path: the path keeps delivering what it does not
+# lose, so each loss is found by per-path RACK and handled as congestion
+# (window cut, retransmission, the path's credits taken); the path is
+# retired only if fail_losses of its packets in a row time out, which a
+# 3% loss makes rare. Its losses are counted, and it carries less than a
+# clean path.
 test_gray() {
-	local rc=0 lost
+	local rc=0 lost sent2 sent1
 
 	reset_paths || return 1
 	fab_link_qdisc 1 2 up netem loss 3% || return 1
@@ -251,13 +269,109 @@ test_gray() {
 	finish || rc=1
 	stop_monitor
 	fab_link_shape 1 2 up "$LINK_RATE"
-	lost=$(fab_exec_host 1 "$MRC" -j -s path show "$H2_ADDR"/128 | python3 -c 'import json, sys
-d = json.load(sys.stdin)
-sets = d if isinstance(d, list) else [d]
-print([p for s in sets for p in s["paths"] if p["id"] == 2][0]["stats"]["losses"])')
-	echo "losses on the gray path: $lost"
+	lost=$(path_stat 2 losses)
+	sent2=$(path_stat 2 sent)
+	sent1=$(path_stat 1 sent)
+	echo "gray path: $lost lost of $sent2 sent; clean path 1: $sent1 sent;" \
+		"RackLost $(mib RackLost), PathTimeLost $(mib PathTimeLost)"
 	[ "${lost:-0}" -gt 0 ] || { echo "no loss was seen on the gray path"; rc=1; }
-	seen_event 2 good assumed-bad loss || { echo "no loss event for path 2"; rc=1; }
+	[ "${sent2:-0}" -lt "${sent1:-0}" ] ||
+		{ echo "the gray path carried as much as a clean one"; rc=1; }
+	return "$rc"
+}
+
+# counters NAME...: "NAME=VALUE ..." of host 1's counters, for delta.
+counters() {
+	local n
+
+	for n in "$@"; do
+		printf '%s=%s ' "$n" "$(mib "$n")"
+	done
+}
+
+# delta BEFORE NAME: how much NAME grew since counters printed BEFORE.
+delta() {
+	local v
+
+	v=$(tr ' ' '\n' <<< "$1" | sed -n "s/^$2=//p")
+	echo $(($(mib "$2") - v))
+}
+
+# A plane with jitter (netem delay 2 ms +- 1 ms from host 1, which also
+# reorders its packets) and no loss, beside clean ones: reordering is no
+# failure. No path is retired, and the retransmissions that reordering
+# causes before the connection learns it stay under 1% of its DATA.
+test_jitter() {
+	local rc=0 c r x d
+
+	reset_paths || return 1
+	fab_link_qdisc 1 2 up netem delay 2ms 1ms || return 1
+	c=$(counters PathsRetired OutRetrans OutData)
+	start || { echo "the transfer did not start"; return 1; }
+	finish || rc=1
+	stop_monitor
+	r=$(delta "$c" PathsRetired)
+	x=$(delta "$c" OutRetrans)
+	d=$(delta "$c" OutData)
+	echo "PathsRetired +$r, OutRetrans +$x of OutData +$d," \
+		"SpuriousRetrans $(mib SpuriousRetrans), PathLateKept $(mib PathLateKept)"
+	[ "$r" -eq 0 ] || { echo "a path was retired"; rc=1; }
+	[ $((100 * x)) -lt "$d" ] || { echo "over 1% of the DATA was retransmitted"; rc=1; }
+	return "$rc"
+}
+
+# Congestion drops on one plane: spine 2's port to host 2 at half the
+# link rate with a 1 ms queue, which drops what it cannot hold. The
+# losses cut the window (CcLossDecrease) and are retransmitted, and the
+# path is never retired: it delivers all along.
+test_congestion() {
+	local rc=0 c l x w r
+
+	reset_paths || return 1
+	FAB_SHAPE_LATENCY=1ms fab_link_shape 2 2 down 10mbit || return 1
+	c=$(counters PathsRetired OutRetrans CcLossDecrease RackLost PathTimeLost)
+	start || { echo "the transfer did not start"; return 1; }
+	finish || rc=1
+	stop_monitor
+	r=$(delta "$c" PathsRetired)
+	l=$(($(delta "$c" RackLost) + $(delta "$c" PathTimeLost)))
+	x=$(delta "$c" OutRetrans)
+	w=$(delta "$c" CcLossDecrease)
+	echo "losses +$l (PathLateKept $(mib PathLateKept)), OutRetrans +$x," \
+		"CcLossDecrease +$w, PathsRetired +$r"
+	[ "$l" -gt 0 ] || { echo "the queue dropped nothing: nothing to check"; rc=1; }
+	[ "$x" -ge "$l" ] || { echo "fewer retransmissions than losses"; rc=1; }
+	[ "$w" -gt 0 ] || { echo "no window cut for loss"; rc=1; }
+	[ "$r" -eq 0 ] || { echo "a path was retired"; rc=1; }
+	seen_event 2 good assumed-bad loss && { echo "path 2 was retired"; rc=1; }
+	return "$rc"
+}
+
+# A silent blackhole on one plane mid-transfer: its path is retired once
+# fail_losses of its packets time out, no sooner (PathLateKept rises by at
+# most fail_losses - 1 until then), no other path is retired, and no RTO
+# fires: the paths left carry the retransmissions at once.
+test_blackhole_detect() {
+	local rc=0 k c kept r
+
+	k=$(cat /sys/module/mrc/parameters/fail_losses) || return 1
+	reset_paths || return 1
+	start || { echo "the transfer did not start"; return 1; }
+	c=$(counters PathLateKept PathsRetired RtoFired)
+	case3_break
+	wait_for 60 state_is 3 assumed-bad || rc=1
+	kept=$(delta "$c" PathLateKept)
+	case3_heal
+	finish || rc=1
+	stop_monitor
+	r=$(delta "$c" PathsRetired)
+	echo "fail_losses $k: PathLateKept +$kept before path 3 was retired;" \
+		"PathsRetired +$r, RtoFired +$(delta "$c" RtoFired)"
+	grep -a "assumed-bad" "$tmp/monitor" | sed 's/^/monitor: /'
+	seen_event 3 good assumed-bad loss || { echo "path 3 was not retired"; rc=1; }
+	[ "$kept" -lt "$k" ] || { echo "more than fail_losses - 1 losses kept the path"; rc=1; }
+	seen_event "[124]" good assumed-bad loss && { echo "another path was retired"; rc=1; }
+	[ "$(delta "$c" RtoFired)" -eq 0 ] || { echo "an RTO fired"; rc=1; }
 	return "$rc"
 }
 
@@ -519,29 +633,49 @@ test_local_drop() {
 	return "$rc"
 }
 
-# The only path loses 2% of what host 1 sends (netem, at LINK_RATE so
-# that the transfer lasts): each loss retires it
-# (min-active 0), and every packet in flight waits with no path until
-# probes restore it. The connection must go on then, not at its RTO
-# (rto_min_ms is set to 5 s, and rto_max_ms, 1 s by default, caps it): a
-# loss at the very end has only the RTO to find it (once more if its
-# retransmission is lost too), but RtoFired must stay below a quarter of
-# the retirements. Before the poll, each retirement cost one RTO.
+# The only path's link from host 1 goes down and up again, 8 times while
+# a transfer runs: each time, the first packet to find no route retires
+# the path (NoRouteLost; min-active 0), and every packet in flight waits
+# with no path until probes restore it. The connection must go on then,
+# not at its RTO (rto_min_ms is set to 5 s, and rto_max_ms, 1 s by
+# default, caps it): an outage that ends in the middle of a flight may
+# leave a loss that only the RTO finds, but RtoFired must stay below a
+# quarter of the retirements. Before the poll, each retirement cost one
+# RTO.
+flap_sole_path() {
+	local n=0
+
+	while [ "$n" -lt 8 ] && ! gone "$CLIENT_PID"; do
+		fab_link_state 1 1 down
+		sleep 0.3
+		heal_plane 1
+		sleep 0.5
+		n=$((n + 1))
+	done
+	echo "$n flaps"
+}
+
 test_sole_path_back() {
-	local rc=0 r0 s0 t0 r s t
+	local p=/sys/module/mrc/parameters/rto_min_ms rc=0 old c r s t
 
 	reset_paths && one_path || return 1
-	fab_link_qdisc 1 1 up netem loss 2% rate "$LINK_RATE" || return 1
-	r0=$(mib PathsRetired)
-	s0=$(mib PathsRestored)
-	t0=$(mib RtoFired)
-	transfer_rto_min 5000 -n 200 || rc=1
+	old=$(cat "$p") || return 1
+	c=$(counters PathsRetired PathsRestored RtoFired)
+	echo 5000 > "$p"
+	if start -n 400; then
+		flap_sole_path
+		finish || rc=1
+	else
+		echo "the transfer did not start"
+		rc=1
+	fi
+	echo "$old" > "$p"
 	stop_monitor
-	r=$(($(mib PathsRetired) - r0))
-	s=$(($(mib PathsRestored) - s0))
-	t=$(($(mib RtoFired) - t0))
+	r=$(delta "$c" PathsRetired)
+	s=$(delta "$c" PathsRestored)
+	t=$(delta "$c" RtoFired)
 	echo "PathsRetired +$r, PathsRestored +$s, RtoFired +$t"
-	[ "$r" -ge 8 ] || { echo "the loss retired the path fewer than 8 times"; rc=1; }
+	[ "$r" -ge 8 ] || { echo "the path was retired fewer than 8 times"; rc=1; }
 	[ "$s" -ge 8 ] || { echo "probes restored the path fewer than 8 times"; rc=1; }
 	[ $((4 * t)) -lt "$r" ] ||
 		{ echo "the connection waited for its RTO after a retirement"; rc=1; }
@@ -558,7 +692,7 @@ if [ ! -x "$MRCPERF" ] || [ ! -x "$MRC" ]; then
 	exit "$KSFT_FAIL"
 fi
 
-ktap_begin 13
+ktap_begin 16
 echo "# seed $SEED (MRC_SEED=$SEED repeats it)"
 if ! fab_up 2 "$K"; then
 	echo "# the fabric could not be built"
@@ -570,12 +704,15 @@ run_test "receiver-side spine link down, then up" test_receiver_link
 run_test "one-way blackhole, then healed" test_blackhole
 run_test "a spine rebooted: links deleted and created anew, routes re-added" test_spine_reboot
 run_test "a link flapping 20 times" test_flap
-run_test "gray failure: 3% loss on one path" test_gray
+run_test "gray failure: 3% loss on one path, handled as congestion" test_gray
 run_test "every path down for 2 s, then back" test_all_down
 run_test "operator deletes one path and denies another" test_operator
 run_test "min-active 3 of 4: two paths broken, one retired, the floor holds" test_min_active
 run_test "every path down past MRC_OUTAGE_TIMEOUT: ETIMEDOUT, probes within probe_rate" test_outage_timeout
 run_test "a path with no route: its packets lost at once, the path retired" test_no_route
 run_test "one path, the sender's queue full: drops lost at once, the path kept" test_local_drop
-run_test "losses retire the only path: sending goes on once probes restore it" test_sole_path_back
+run_test "the only path's link flaps: sending goes on once probes restore it" test_sole_path_back
+run_test "a jittery, lossless plane: no path retired, under 1% retransmitted" test_jitter
+run_test "congestion drops on one plane: window cuts, the path kept" test_congestion
+run_test "a blackhole: its path alone retired after fail_losses losses, no RTO" test_blackhole_detect
 ktap_end
