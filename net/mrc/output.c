@@ -310,8 +310,10 @@ static void mrc_xmit_data(struct sock *sk, struct sk_buff *skb, u32 i,
 		cb->qdrop = 1;
 	}
 	cb->noroute = noroute;
-	/* The loss scan takes it at the next tick, with no ACK to wait for. */
-	if (cb->qdrop)
+	/* The loss scan takes it at the next tick, with no ACK to wait for:
+	 * none may come when the path was the only one.
+	 */
+	if (cb->qdrop || noroute)
 		mrc_arm_rtx_at(sk, 1);
 }
 
@@ -359,7 +361,7 @@ static void mrc_xmit_batch(struct sock *sk, struct sk_buff **pkts, u32 n,
 		MRC_TX_CB(pkts[i])->noroute = noroute;
 		MRC_TX_CB(pkts[i])->qdrop = qdrop;
 	}
-	if (qdrop)
+	if (qdrop || noroute)
 		mrc_arm_rtx_at(sk, 1);
 }
 
@@ -707,8 +709,8 @@ static u32 mrc_trim_hold_us(const struct mrc_sock *msk,
  * the path's srtt, at least one jiffy) has passed: the path delivers, so
  * that is congestion, and the path stays. A packet that nothing later on
  * its path overtook is lost when it has been out longer than the path's
- * timeout (mrc_path_timeout_us()) and an ACK has since acknowledged a
- * packet sent late enough: the path may have gone silent, and a run of
+ * timeout (mrc_path_timeout_us()) and an ACK has acknowledged something
+ * since that timeout passed: the path may have gone silent, and a run of
  * such losses retires it (mrc_cp_late()). A packet that found no route
  * never left: it is lost at once, and its path retired (the route to the
  * path's first hop went away, with its link). A packet a queue of this
@@ -765,30 +767,30 @@ void mrc_detect_losses(struct sock *sk)
 				mrc_mark_lost(sk, cb);
 				mrc_cc_on_loss(sk, cb->pidx);
 				MRC_INC(sock_net(sk), RACK_LOST);
-				continue;
+			} else {
+				/* The path delivers: RACK alone judges it. */
+				wait = min_t(u32, wait, left);
 			}
-			wait = min_t(u32, wait, left);
+			continue;
 		}
 		tmo = mrc_path_timeout_us(msk, cs, cb, hold);
 		if (!tmo)
 			continue;
 		left = (s32)(cb->xmit_us + tmo - now);
-		/* Past its timeout, it is lost only if an ACK has come since,
-		 * and has acknowledged a packet sent late enough, on any path:
-		 * after the deadline less this path's srtt, so that a working
-		 * path would have delivered this one by then. When no ACK has,
-		 * the ACKs may be what is late (every path is down); and an
-		 * ACK merely processed after the deadline is no proof either:
-		 * after this host stalled, the ACKs that queued meanwhile are
-		 * processed one by one, and the first must not condemn the
-		 * packets the next ones acknowledge. The next ACK or the RTO
-		 * decides.
+		/* Past its timeout, it is lost if a packet sent after it on
+		 * another path has been delivered: the peer acknowledges, and
+		 * this path is the late one, whether or not an ACK has come
+		 * since (the window may have closed behind this very hole, and
+		 * none will). With nothing later delivered, only an ACK that
+		 * comes after the timeout: before it, the ACKs may be what is
+		 * late (this host was not running, or every path is down),
+		 * and the next ACK or the RTO decides.
 		 */
 		if (left <= 0 &&
-		    (!msk->delivery_us || !msk->rack_xmit_us ||
-		     (s32)(msk->delivery_us - (cb->xmit_us + tmo)) < 0 ||
-		     mrc_before(msk->rack_xmit_us,
-				cb->xmit_us + tmo - cs->srtt_us)))
+		    (!msk->rack_xmit_us ||
+		     !mrc_after(msk->rack_xmit_us, cb->xmit_us)) &&
+		    (!msk->delivery_us ||
+		     (s32)(msk->delivery_us - (cb->xmit_us + tmo)) < 0))
 			continue;
 		if (left <= 0) {
 			mrc_mark_lost(sk, cb);

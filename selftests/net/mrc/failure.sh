@@ -22,7 +22,7 @@
 # ETIMEDOUT and probes within probe_rate (10); a path with no route from
 # the sender, whose packets never leave: NoRouteLost retires it (11); on
 # one path, drops by the sender's own full queue, lost at once and no
-# path retired (12); the only path's link flapping, each time retiring
+# path retired (12); the only path's route flapping, each time retiring
 # it, the connection going on as soon as probes restore it, not at the
 # RTO (13). Then the failure detector (Documentation/networking/mrc.rst,
 # Path failures): a jittery plane retires nothing (14), congestion drops
@@ -297,6 +297,21 @@ delta() {
 	echo $(($(mib "$2") - v))
 }
 
+# DETECTOR: the counters of the failure detector, which each case below
+# prints the growth of, to show how it judged the losses.
+DETECTOR="RackLost PathTimeLost PathLateKept NoRouteLost RtoFired PathsRetired
+RetireUndone PathMoved SpuriousRetrans OutRetrans OutData CcLossDecrease"
+
+# show_deltas BEFORE: "NAME +N" for each counter that BEFORE holds.
+show_deltas() {
+	local kv
+
+	for kv in $1; do
+		printf '%s +%s ' "${kv%%=*}" "$(delta "$1" "${kv%%=*}")"
+	done
+	echo
+}
+
 # A plane with jitter (netem delay 2 ms +- 1 ms from host 1, which also
 # reorders its packets) and no loss, beside clean ones: reordering is no
 # failure. No path is retired, and the retransmissions that reordering
@@ -306,15 +321,15 @@ test_jitter() {
 
 	reset_paths || return 1
 	fab_link_qdisc 1 2 up netem delay 2ms 1ms || return 1
-	c=$(counters PathsRetired OutRetrans OutData)
+	# shellcheck disable=SC2086 # a list of names
+	c=$(counters $DETECTOR)
 	start || { echo "the transfer did not start"; return 1; }
 	finish || rc=1
 	stop_monitor
+	show_deltas "$c"
 	r=$(delta "$c" PathsRetired)
 	x=$(delta "$c" OutRetrans)
 	d=$(delta "$c" OutData)
-	echo "PathsRetired +$r, OutRetrans +$x of OutData +$d," \
-		"SpuriousRetrans $(mib SpuriousRetrans), PathLateKept $(mib PathLateKept)"
 	[ "$r" -eq 0 ] || { echo "a path was retired"; rc=1; }
 	[ $((100 * x)) -lt "$d" ] || { echo "over 1% of the DATA was retransmitted"; rc=1; }
 	return "$rc"
@@ -329,16 +344,16 @@ test_congestion() {
 
 	reset_paths || return 1
 	FAB_SHAPE_LATENCY=1ms fab_link_shape 2 2 down 10mbit || return 1
-	c=$(counters PathsRetired OutRetrans CcLossDecrease RackLost PathTimeLost)
+	# shellcheck disable=SC2086 # a list of names
+	c=$(counters $DETECTOR)
 	start || { echo "the transfer did not start"; return 1; }
 	finish || rc=1
 	stop_monitor
+	show_deltas "$c"
 	r=$(delta "$c" PathsRetired)
 	l=$(($(delta "$c" RackLost) + $(delta "$c" PathTimeLost)))
 	x=$(delta "$c" OutRetrans)
 	w=$(delta "$c" CcLossDecrease)
-	echo "losses +$l (PathLateKept $(mib PathLateKept)), OutRetrans +$x," \
-		"CcLossDecrease +$w, PathsRetired +$r"
 	[ "$l" -gt 0 ] || { echo "the queue dropped nothing: nothing to check"; rc=1; }
 	[ "$x" -ge "$l" ] || { echo "fewer retransmissions than losses"; rc=1; }
 	[ "$w" -gt 0 ] || { echo "no window cut for loss"; rc=1; }
@@ -352,21 +367,21 @@ test_congestion() {
 # most fail_losses - 1 until then), no other path is retired, and no RTO
 # fires: the paths left carry the retransmissions at once.
 test_blackhole_detect() {
-	local rc=0 k c kept r
+	local rc=0 k c kept
 
 	k=$(cat /sys/module/mrc/parameters/fail_losses) || return 1
 	reset_paths || return 1
 	start || { echo "the transfer did not start"; return 1; }
-	c=$(counters PathLateKept PathsRetired RtoFired)
+	# shellcheck disable=SC2086 # a list of names
+	c=$(counters $DETECTOR)
 	case3_break
 	wait_for 60 state_is 3 assumed-bad || rc=1
 	kept=$(delta "$c" PathLateKept)
 	case3_heal
 	finish || rc=1
 	stop_monitor
-	r=$(delta "$c" PathsRetired)
-	echo "fail_losses $k: PathLateKept +$kept before path 3 was retired;" \
-		"PathsRetired +$r, RtoFired +$(delta "$c" RtoFired)"
+	echo "fail_losses $k: PathLateKept +$kept before path 3 was retired"
+	show_deltas "$c"
 	grep -a "assumed-bad" "$tmp/monitor" | sed 's/^/monitor: /'
 	seen_event 3 good assumed-bad loss || { echo "path 3 was not retired"; rc=1; }
 	[ "$kept" -lt "$k" ] || { echo "more than fail_losses - 1 losses kept the path"; rc=1; }
@@ -633,22 +648,24 @@ test_local_drop() {
 	return "$rc"
 }
 
-# The only path's link from host 1 goes down and up again, 8 times while
-# a transfer runs: each time, the first packet to find no route retires
-# the path (NoRouteLost; min-active 0), and every packet in flight waits
-# with no path until probes restore it. The connection must go on then,
-# not at its RTO (rto_min_ms is set to 5 s, and rto_max_ms, 1 s by
-# default, caps it): an outage that ends in the middle of a flight may
-# leave a loss that only the RTO finds, but RtoFired must stay below a
-# quarter of the retirements. Before the poll, each retirement cost one
-# RTO.
+# The only path loses its route on host 1 (an unreachable route to its
+# segment) and gets it back, 8 times while a transfer runs: each time, the
+# first packet to find no route retires the path at the next tick
+# (NoRouteLost; min-active 0), and every packet in flight waits with no
+# path until probes restore it. The connection must go on then, not at
+# its RTO (rto_min_ms is set to 5 s, and rto_max_ms, 1 s by default, caps
+# it): an outage may leave a loss that only the RTO finds, but RtoFired
+# must stay below a quarter of the retirements. Before the poll, each
+# retirement cost one RTO. (A silent failure of a connection's only path
+# is found by its RTO alone: no other path delivers to compare it with.)
 flap_sole_path() {
-	local n=0
+	local n=0 r
 
+	r=(-6 route add unreachable "$(fab_sid 1)"/128)
 	while [ "$n" -lt 8 ] && ! gone "$CLIENT_PID"; do
-		fab_link_state 1 1 down
+		fab_exec_host 1 ip "${r[@]}"
 		sleep 0.3
-		heal_plane 1
+		fab_exec_host 1 ip "${r[@]/add/del}"
 		sleep 0.5
 		n=$((n + 1))
 	done
@@ -660,7 +677,8 @@ test_sole_path_back() {
 
 	reset_paths && one_path || return 1
 	old=$(cat "$p") || return 1
-	c=$(counters PathsRetired PathsRestored RtoFired)
+	# shellcheck disable=SC2086 # a list of names
+	c=$(counters PathsRestored $DETECTOR)
 	echo 5000 > "$p"
 	if start -n 400; then
 		flap_sole_path
@@ -674,7 +692,7 @@ test_sole_path_back() {
 	r=$(delta "$c" PathsRetired)
 	s=$(delta "$c" PathsRestored)
 	t=$(delta "$c" RtoFired)
-	echo "PathsRetired +$r, PathsRestored +$s, RtoFired +$t"
+	show_deltas "$c"
 	[ "$r" -ge 8 ] || { echo "the path was retired fewer than 8 times"; rc=1; }
 	[ "$s" -ge 8 ] || { echo "probes restored the path fewer than 8 times"; rc=1; }
 	[ $((4 * t)) -lt "$r" ] ||
@@ -711,7 +729,7 @@ run_test "min-active 3 of 4: two paths broken, one retired, the floor holds" tes
 run_test "every path down past MRC_OUTAGE_TIMEOUT: ETIMEDOUT, probes within probe_rate" test_outage_timeout
 run_test "a path with no route: its packets lost at once, the path retired" test_no_route
 run_test "one path, the sender's queue full: drops lost at once, the path kept" test_local_drop
-run_test "the only path's link flaps: sending goes on once probes restore it" test_sole_path_back
+run_test "the only path's route flaps: sending goes on once probes restore it" test_sole_path_back
 run_test "a jittery, lossless plane: no path retired, under 1% retransmitted" test_jitter
 run_test "congestion drops on one plane: window cuts, the path kept" test_congestion
 run_test "a blackhole: its path alone retired after fail_losses losses, no RTO" test_blackhole_detect
