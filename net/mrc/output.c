@@ -866,8 +866,11 @@ static void mrc_rto_fired(struct sock *sk)
  * gone), the connection neither retransmits nor counts retries: it waits,
  * polling, for a probe to bring a path back, and gives up with ETIMEDOUT
  * once the outage has lasted MRC_OUTAGE_TIMEOUT. Returns true while in
- * the outage (the timer is re-armed); when a path is back, the backoff
- * and retry count restart and the normal RTO handling goes on.
+ * the outage (the timer is re-armed), and when it has just ended: a path
+ * is back, so what was declared lost goes at once, with the window the
+ * connection had, and the backoff, the retry count and the RTO restart.
+ * An RTO then would add nothing but a window of two packets. Returns
+ * false when there was no outage.
  */
 static bool mrc_outage(struct sock *sk)
 {
@@ -875,12 +878,15 @@ static bool mrc_outage(struct sock *sk)
 	unsigned long now = jiffies;
 
 	if (mrc_cp_any_usable(sk)) {
-		if (msk->outage_start) {
-			msk->outage_start = 0;
-			msk->retries = 0;
-			msk->backoff = 0;
-		}
-		return false;
+		if (!msk->outage_start)
+			return false;
+		msk->outage_start = 0;
+		msk->retries = 0;
+		msk->backoff = 0;
+		msk->rto_deadline = now + usecs_to_jiffies(mrc_rto_us(sk));
+		sk_reset_timer(sk, &msk->rtx_timer, msk->rto_deadline);
+		mrc_push(sk);
+		return true;
 	}
 	if (!msk->outage_start) {
 		msk->outage_start = now;

@@ -659,17 +659,15 @@ test_local_drop() {
 # retirement cost one RTO. (A silent failure of a connection's only path
 # is found by its RTO alone: no other path delivers to compare it with.)
 flap_sole_path() {
-	local n=0 r
-
-	r=(-6 route add unreachable "$(fab_sid 1)"/128)
-	while [ "$n" -lt 8 ] && ! gone "$CLIENT_PID"; do
-		fab_exec_host 1 ip "${r[@]}"
-		sleep 0.3
-		fab_exec_host 1 ip "${r[@]/add/del}"
-		sleep 0.5
-		n=$((n + 1))
-	done
-	echo "$n flaps"
+	fab_exec_host 1 sh -c 'n=0
+		while [ "$n" -lt 8 ] && kill -0 "$1" 2>/dev/null; do
+			ip -6 route add unreachable "$2"/128
+			sleep 0.3
+			ip -6 route del unreachable "$2"/128
+			sleep 0.5
+			n=$((n + 1))
+		done
+		echo "$n flaps"' flap "$CLIENT_PID" "$(fab_sid 1)"
 }
 
 test_sole_path_back() {
@@ -680,7 +678,7 @@ test_sole_path_back() {
 	# shellcheck disable=SC2086 # a list of names
 	c=$(counters PathsRestored $DETECTOR)
 	echo 5000 > "$p"
-	if start -n 400; then
+	if start -n 600; then
 		flap_sole_path
 		finish || rc=1
 	else
