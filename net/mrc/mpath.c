@@ -260,15 +260,19 @@ void mrc_cp_destroy(struct sock *sk)
 
 /* A path's own timeout: srtt + max(4 rttvar, a jiffy), plus the longest
  * the peer may hold an ACK (ack_delay_us rounded up, and a jiffy for the
- * timer), since its RTT samples leave that out.
+ * timer), since its RTT samples leave that out, plus its reordering
+ * window: a packet of the path is declared lost for time only after that
+ * (mrc_detect_losses()), and the RTO, which retransmits from a window of
+ * two packets, must not come first.
  */
-static u32 mrc_cp_rto(const struct mrc_cpstate *cs)
+static u32 mrc_cp_rto(const struct mrc_sock *msk, const struct mrc_cpstate *cs)
 {
 	u32 g = jiffies_to_usecs(1);
 
 	if (!cs->srtt_us)
 		return 0;
-	return cs->srtt_us + max(4 * cs->rttvar_us, g) + mrc_ack_hold_us();
+	return cs->srtt_us + max(4 * cs->rttvar_us, g) + mrc_ack_hold_us() +
+	       mrc_reo_wnd_us(msk, cs);
 }
 
 /* Find the slowest path again, after it got faster or the view changed. */
@@ -280,7 +284,7 @@ static void mrc_cp_rto_scan(struct mrc_sock *msk)
 	msk->path_rto_us = 0;
 	msk->path_rto_idx = 0;
 	for (i = 0; st && i < mrc_cps(msk)->nr; i++) {
-		rto = mrc_cp_rto(&st[i]);
+		rto = mrc_cp_rto(msk, &st[i]);
 		if (rto > msk->path_rto_us) {
 			msk->path_rto_us = rto;
 			msk->path_rto_idx = i;
@@ -722,7 +726,7 @@ void mrc_cp_on_rtt(struct sock *sk, u32 i, u32 rtt_us)
 	if (p)
 		WRITE_ONCE(p->srtt_us, cs->srtt_us);
 
-	rto = mrc_cp_rto(cs);
+	rto = mrc_cp_rto(msk, cs);
 	if (rto >= msk->path_rto_us) {
 		msk->path_rto_us = rto;
 		msk->path_rto_idx = i;

@@ -24,6 +24,17 @@ static inline struct mrc_cpstate *mrc_cp_sts(struct mrc_sock *msk)
 					 lockdep_sock_is_held(&msk->sk));
 }
 
+/* The reordering window of a path: reo_mult quarters of its srtt (the
+ * connection's before the path has a sample), at least a jiffy.
+ */
+static inline u32 mrc_reo_wnd_us(const struct mrc_sock *msk,
+				 const struct mrc_cpstate *cs)
+{
+	u32 srtt = cs->srtt_us ?: msk->srtt_us;
+
+	return max_t(u32, srtt / 4 * msk->reo_mult, jiffies_to_usecs(1));
+}
+
 /* The path for the next DATA packet (see choose.c), or -1. */
 static inline int mrc_cp_choose(struct sock *sk, int avoid, u32 now)
 {

@@ -607,28 +607,17 @@ void mrc_txq_release(struct sock *sk)
 	}
 }
 
-/* The reordering window of a path: reo_mult quarters of its srtt (the
- * connection's before the path has a sample), at least a jiffy.
- */
-static u32 mrc_reo_wnd_us(const struct mrc_sock *msk,
-			  const struct mrc_cpstate *cs)
-{
-	u32 srtt = cs->srtt_us ?: msk->srtt_us;
-
-	return max_t(u32, srtt / 4 * msk->reo_mult, jiffies_to_usecs(1));
-}
-
 /* How long a packet may go unacknowledged on its path before it counts as
  * lost although nothing sent later on the path was delivered. While the
  * peer acknowledges packets sent after this one on other paths, it is
  * acknowledging promptly, and this path is late: the path's srtt plus four
  * variations plus the reordering window is enough (the RTO formula of RFC
- * 6298, per path). Otherwise the peer may be holding its ACK, and the
- * connection may be going idle: twice the srtt plus four variations, plus
- * the reordering window, plus the longest the peer may hold an ACK
- * (@hold: mrc_ack_hold_us(), computed once a scan, not once a packet in
- * flight, for it divides). Zero while the path has no RTT sample (the
- * RTO covers it then).
+ * 6298, per path). Otherwise (only the RTO asks then) the peer may be
+ * holding its ACK, and the connection may be going idle: twice the srtt
+ * plus four variations, plus the reordering window, plus the longest the
+ * peer may hold an ACK (@hold: mrc_ack_hold_us(), computed once a scan,
+ * not once a packet in flight, for it divides). Zero while the path has
+ * no RTT sample (the RTO covers it then).
  */
 static u32 mrc_path_timeout_us(const struct mrc_sock *msk,
 			       const struct mrc_cpstate *cs,
@@ -709,9 +698,9 @@ static u32 mrc_trim_hold_us(const struct mrc_sock *msk,
  * the path's srtt, at least one jiffy) has passed: the path delivers, so
  * that is congestion, and the path stays. A packet that nothing later on
  * its path overtook is lost when it has been out longer than the path's
- * timeout (mrc_path_timeout_us()) and an ACK has acknowledged something
- * since that timeout passed: the path may have gone silent, and a run of
- * such losses retires it (mrc_cp_late()). A packet that found no route
+ * timeout (mrc_path_timeout_us()) while a packet sent after it on
+ * another path has been delivered: the path may have gone silent, and a
+ * run of such losses retires it (mrc_cp_late()). A packet that found no route
  * never left: it is lost at once, and its path retired (the route to the
  * path's first hop went away, with its link). A packet a queue of this
  * host dropped never left either: it is lost at once, a congestion
@@ -725,7 +714,7 @@ void mrc_detect_losses(struct sock *sk)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
 	struct mrc_cpstate *st = mrc_cp_sts(msk);
-	u32 now = mrc_now_us(), wait = U32_MAX, hold = mrc_ack_hold_us(), psn;
+	u32 now = mrc_now_us(), wait = U32_MAX, psn;
 
 	for (psn = msk->snd_una; mrc_before(psn, msk->snd_nxt); psn++) {
 		struct sk_buff *skb = mrc_txq_get(msk, psn);
@@ -773,25 +762,24 @@ void mrc_detect_losses(struct sock *sk)
 			}
 			continue;
 		}
-		tmo = mrc_path_timeout_us(msk, cs, cb, hold);
+		/* Only a delivery of a packet sent after this one, on another
+		 * path, shows that the peer acknowledges and that this path is
+		 * the late one. Without one, the connection is stalled as a
+		 * whole (this host or the peer did not run, every path is
+		 * down) or going idle, the ACKs may be what is late, and the
+		 * RTO decides: an ACK that arrives late for everything would
+		 * otherwise condemn every path at once.
+		 */
+		if (!msk->rack_xmit_us || !mrc_after(msk->rack_xmit_us, cb->xmit_us))
+			continue;
+		tmo = mrc_path_timeout_us(msk, cs, cb, 0);
 		if (!tmo)
 			continue;
-		left = (s32)(cb->xmit_us + tmo - now);
-		/* Past its timeout, it is lost if a packet sent after it on
-		 * another path has been delivered: the peer acknowledges, and
-		 * this path is the late one, whether or not an ACK has come
-		 * since (the window may have closed behind this very hole, and
-		 * none will). With nothing later delivered, only an ACK that
-		 * comes after the timeout: before it, the ACKs may be what is
-		 * late (this host was not running, or every path is down),
-		 * and the next ACK or the RTO decides.
+		/* Past its timeout it is lost whether or not an ACK has come
+		 * since: the window may have closed behind this very hole,
+		 * and none will.
 		 */
-		if (left <= 0 &&
-		    (!msk->rack_xmit_us ||
-		     !mrc_after(msk->rack_xmit_us, cb->xmit_us)) &&
-		    (!msk->delivery_us ||
-		     (s32)(msk->delivery_us - (cb->xmit_us + tmo)) < 0))
-			continue;
+		left = (s32)(cb->xmit_us + tmo - now);
 		if (left <= 0) {
 			mrc_mark_lost(sk, cb);
 			mrc_cc_on_loss(sk, cb->pidx);
