@@ -352,8 +352,12 @@ struct mrc_cpath {
  * @undo_retired_us: when the path was retired
  * @late_run: packets sent on it since the latest one delivered that were
  *	declared lost for its timeout (the path went silent): at
- *	mrc_fail_losses the path is retired (mrc_cp_late())
+ *	mrc_fail_losses the path is due for retirement (mrc_cp_late())
  * @late_first_us: send time of the first of them
+ * @late_until_us: once due, when the path will have been silent for twice
+ *	its timeout since then, and is retired (0: not due)
+ * @late_psn: the packet whose loss made it due, for the undo
+ * @late_xmit_us: its send time
  * @sent: DATA transmissions
  * @bytes: DATA payload bytes sent
  * @acked: DATA packets acknowledged
@@ -382,6 +386,9 @@ struct mrc_cpstate {
 	u32 undo_retired_us;
 	u8 late_run;
 	u32 late_first_us;
+	u32 late_until_us;
+	u32 late_psn;
+	u32 late_xmit_us;
 	u64 sent;
 	u64 bytes;
 	u64 acked;

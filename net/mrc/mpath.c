@@ -443,8 +443,10 @@ void mrc_cp_on_delivered(struct sock *sk, const struct mrc_tx_cb *cb, u32 now,
 	if (cb->xmits > 1 && tsecr != cb->xmit_us)
 		goto count;
 	/* The path delivered what it was given after its silence began. */
-	if (cs->late_run && !mrc_before(cb->xmit_us, cs->late_first_us))
+	if (cs->late_run && !mrc_before(cb->xmit_us, cs->late_first_us)) {
 		cs->late_run = 0;
+		cs->late_until_us = 0;
+	}
 	if (!cs->rack_xmit_us || mrc_after(cb->xmit_us, cs->rack_xmit_us)) {
 		cs->rack_xmit_us = cb->xmit_us;
 		cs->rack_rtt_us = now - cb->xmit_us;
@@ -522,15 +524,18 @@ void mrc_cp_on_lost(struct sock *sk, const struct mrc_tx_cb *cb)
  * mrc_cp_late() - a packet was declared lost for its path's timeout
  * @sk: the socket, locked
  * @cb: the packet, just marked lost, still as it was sent on the path
+ * @tmo: the path's timeout it was declared lost for
  *
- * Nothing sent on the path after it was delivered, while packets sent
- * after it on other paths were: the path may have gone silent. One such
- * loss is no proof (a burst of jitter, or a queue that dropped a tail),
- * so it only adds to the path's run; mrc_fail_losses of them in a row,
- * with nothing sent on the path since the first one delivered, retire
- * the path (mrc_cp_retire()).
+ * Nothing sent on the path after it was delivered, while a packet sent
+ * after it on another path was: the path may have gone silent. One such
+ * loss is no proof (a delay spike, or a queue that dropped a tail), so it
+ * only adds to the path's run; at mrc_fail_losses of them in a row, with
+ * nothing sent on the path since the first one delivered, the path is due
+ * for retirement, which happens once it has been silent for twice its
+ * timeout since the first was sent (mrc_cp_late_due()): a spike of
+ * delay that holds several packets at once ends before that.
  */
-void mrc_cp_late(struct sock *sk, const struct mrc_tx_cb *cb)
+void mrc_cp_late(struct sock *sk, const struct mrc_tx_cb *cb, u32 tmo)
 {
 	struct mrc_cpstate *cs = &mrc_cp_sts(mrc_sk(sk))[cb->pidx];
 
@@ -542,7 +547,48 @@ void mrc_cp_late(struct sock *sk, const struct mrc_tx_cb *cb)
 		MRC_INC(sock_net(sk), PATH_LATE_KEPT);
 		return;
 	}
-	mrc_cp_retire(sk, cb);
+	if (cs->late_until_us)
+		return;
+	cs->late_until_us = (cs->late_first_us + 2 * tmo) | 1;
+	cs->late_psn = cb->psn;
+	cs->late_xmit_us = cb->xmit_us;
+}
+
+/**
+ * mrc_cp_late_due() - retire the paths due for it whose time has come
+ * @sk: the socket, locked
+ * @now: mrc_now_us()
+ *
+ * Return: microseconds until the next path is due, or U32_MAX.
+ */
+u32 mrc_cp_late_due(struct sock *sk, u32 now)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+	struct mrc_cpstate *st;
+	u32 i, wait = U32_MAX;
+
+	if (!mrc_cps(msk))
+		return wait;
+	st = mrc_cp_sts(msk);
+	for (i = 0; st && i < mrc_cps(msk)->nr; i++) {
+		struct mrc_cpstate *cs = &st[i];
+		struct mrc_tx_cb cb = {};
+		s32 left;
+
+		if (!cs->late_until_us)
+			continue;
+		left = (s32)(cs->late_until_us - now);
+		if (left > 0) {
+			wait = min_t(u32, wait, left);
+			continue;
+		}
+		cs->late_until_us = 0;
+		cb.pidx = i;
+		cb.psn = cs->late_psn;
+		cb.xmit_us = cs->late_xmit_us;
+		mrc_cp_retire(sk, &cb);
+	}
+	return wait;
 }
 
 /**
@@ -607,6 +653,7 @@ void mrc_cp_retire(struct sock *sk, const struct mrc_tx_cb *cb)
 	}
 	MRC_INC(net, PATHS_RETIRED);
 	cs->late_run = 0;
+	cs->late_until_us = 0;
 	cs->undo = 1;
 	cs->undo_psn = cb->psn;
 	cs->undo_tsval = cb->xmit_us;

@@ -784,11 +784,12 @@ void mrc_detect_losses(struct sock *sk)
 			mrc_mark_lost(sk, cb);
 			mrc_cc_on_loss(sk, cb->pidx);
 			MRC_INC(sock_net(sk), PATH_TIME_LOST);
-			mrc_cp_late(sk, cb);
+			mrc_cp_late(sk, cb, tmo);
 		} else {
 			wait = min_t(u32, wait, left);
 		}
 	}
+	wait = min(wait, mrc_cp_late_due(sk, now));
 	if (wait != U32_MAX)
 		mrc_arm_rtx_at(sk, wait);
 }
