@@ -354,8 +354,8 @@ struct mrc_cpath {
  *	declared lost for its timeout (the path went silent): at
  *	mrc_fail_losses the path is due for retirement (mrc_cp_late())
  * @late_first_us: send time of the first of them
- * @late_until_us: once due, when the path will have been silent for twice
- *	its timeout since then, and is retired (0: not due)
+ * @late_until_us: once due, when the path will have been silent for three
+ *	times its timeout since then, and is retired (0: not due)
  * @late_psn: the packet whose loss made it due, for the undo
  * @late_xmit_us: its send time
  * @sent: DATA transmissions

@@ -531,8 +531,8 @@ void mrc_cp_on_lost(struct sock *sk, const struct mrc_tx_cb *cb)
  * loss is no proof (a delay spike, or a queue that dropped a tail), so it
  * only adds to the path's run; at mrc_fail_losses of them in a row, with
  * nothing sent on the path since the first one delivered, the path is due
- * for retirement, which happens once it has been silent for twice its
- * timeout since the first was sent (mrc_cp_late_due()): a spike of
+ * for retirement, which happens once it has been silent for three times
+ * its timeout since the first was sent (mrc_cp_late_due()): a spike of
  * delay that holds several packets at once ends before that.
  */
 void mrc_cp_late(struct sock *sk, const struct mrc_tx_cb *cb, u32 tmo)
@@ -549,7 +549,7 @@ void mrc_cp_late(struct sock *sk, const struct mrc_tx_cb *cb, u32 tmo)
 	}
 	if (cs->late_until_us)
 		return;
-	cs->late_until_us = (cs->late_first_us + 2 * tmo) | 1;
+	cs->late_until_us = (cs->late_first_us + 3 * tmo) | 1;
 	cs->late_psn = cb->psn;
 	cs->late_xmit_us = cb->xmit_us;
 }
