@@ -447,8 +447,10 @@ static void mrc_rcv_ack(struct sock *sk, struct sk_buff *skb)
 	 */
 	p = mrc_cp_find(mrc_cps(msk), ntohs(a->ev_echo));
 	tsecr = ntohl(a->tsecr);
-	if (p >= 0)
+	if (p >= 0) {
+		mrc_cp_on_echo(sk, p, tsecr);
 		mrc_cp_undo(sk, p, tsecr, cum, sack);
+	}
 	if (mrc_after(cum, msk->snd_una)) {
 		for (psn = msk->snd_una; mrc_before(psn, cum); psn++)
 			delivered += mrc_tx_delivered(sk, psn, now,

@@ -539,6 +539,14 @@ void mrc_cp_late(struct sock *sk, const struct mrc_tx_cb *cb, u32 tmo)
 {
 	struct mrc_cpstate *cs = &mrc_cp_sts(mrc_sk(sk))[cb->pidx];
 
+	/* A run is the losses of one silence: one that began more than
+	 * three timeouts before this packet was sent is old news (the path
+	 * carried little since), and this loss starts a new one.
+	 */
+	if (cs->late_run && (s32)(cb->xmit_us - cs->late_first_us) > 3 * (s32)tmo) {
+		cs->late_run = 0;
+		cs->late_until_us = 0;
+	}
 	if (!cs->late_run)
 		cs->late_first_us = cb->xmit_us;
 	if (cs->late_run < U8_MAX)
@@ -552,6 +560,27 @@ void mrc_cp_late(struct sock *sk, const struct mrc_tx_cb *cb, u32 tmo)
 	cs->late_until_us = (cs->late_first_us + 3 * tmo) | 1;
 	cs->late_psn = cb->psn;
 	cs->late_xmit_us = cb->xmit_us;
+}
+
+/**
+ * mrc_cp_on_echo() - an ACK echoes a packet sent on a path
+ * @sk: the socket, locked
+ * @i: the entry of the path the ACK echoes
+ * @tsecr: the send time of the packet it echoes
+ *
+ * The packet arrived over the path, whatever became of it since (it may
+ * have been retransmitted on another path, and be counted there): sent
+ * after the path's silence began, it ends the silence.
+ */
+void mrc_cp_on_echo(struct sock *sk, u32 i, u32 tsecr)
+{
+	struct mrc_cpstate *st = mrc_cp_sts(mrc_sk(sk));
+
+	if (st && tsecr && st[i].late_run &&
+	    !mrc_before(tsecr, st[i].late_first_us)) {
+		st[i].late_run = 0;
+		st[i].late_until_us = 0;
+	}
 }
 
 /**
