@@ -311,9 +311,12 @@ static void mrc_xmit_data(struct sock *sk, struct sk_buff *skb, u32 i,
 	}
 	cb->noroute = noroute;
 	/* The loss scan takes it at the next tick, with no ACK to wait for:
-	 * none may come when the path was the only one.
+	 * none may come when the path was the only one. Not a retransmission
+	 * that found no route again: its path was kept (at the floor of
+	 * good paths, or in an incast), and the ACKs or the RTO pace its
+	 * next try, not the tick.
 	 */
-	if (cb->qdrop || noroute)
+	if (cb->qdrop || (noroute && cb->xmits == 1))
 		mrc_arm_rtx_at(sk, 1);
 }
 
