@@ -860,9 +860,9 @@ static void mrc_rto_fired(struct sock *sk)
  * once the outage has lasted MRC_OUTAGE_TIMEOUT. Returns true while in
  * the outage (the timer is re-armed), and when it has just ended: a path
  * is back, so what was declared lost goes at once, with the window the
- * connection had, and the backoff, the retry count and the RTO restart.
- * An RTO then would add nothing but a window of two packets. Returns
- * false when there was no outage.
+ * connection had, and the RTO restarts; the end counts as a retry. An
+ * RTO then would add nothing but a window of two packets. Returns false
+ * when there was no outage.
  */
 static bool mrc_outage(struct sock *sk)
 {
@@ -873,8 +873,14 @@ static bool mrc_outage(struct sock *sk)
 		if (!msk->outage_start)
 			return false;
 		msk->outage_start = 0;
-		msk->retries = 0;
-		msk->backoff = 0;
+		/* It counts as a retry all the same (an ACK clears the count):
+		 * a peer that is gone, behind paths that come back only to
+		 * fail again, must still time out.
+		 */
+		if (++msk->retries >= min_t(unsigned int, mrc_max_retries, U8_MAX)) {
+			mrc_conn_abort(sk, ETIMEDOUT, true);
+			return true;
+		}
 		msk->rto_deadline = now + usecs_to_jiffies(mrc_rto_us(sk));
 		sk_reset_timer(sk, &msk->rtx_timer, msk->rto_deadline);
 		mrc_push(sk);
