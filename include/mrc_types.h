@@ -354,6 +354,7 @@ struct mrc_cpath {
  *	declared lost for its timeout (the path went silent): at
  *	mrc_fail_losses the path is due for retirement (mrc_cp_late())
  * @late_first_us: send time of the first of them
+ * @late_last_us: send time of the latest of them
  * @late_until_us: once due, when the path will have been silent for three
  *	times its timeout since then, and is retired (0: not due)
  * @late_psn: the packet whose loss made it due, for the undo
@@ -386,6 +387,7 @@ struct mrc_cpstate {
 	u32 undo_retired_us;
 	u8 late_run;
 	u32 late_first_us;
+	u32 late_last_us;
 	u32 late_until_us;
 	u32 late_psn;
 	u32 late_xmit_us;

@@ -539,16 +539,19 @@ void mrc_cp_late(struct sock *sk, const struct mrc_tx_cb *cb, u32 tmo)
 {
 	struct mrc_cpstate *cs = &mrc_cp_sts(mrc_sk(sk))[cb->pidx];
 
-	/* A run is the losses of one silence: one that began more than
-	 * three timeouts before this packet was sent is old news (the path
-	 * carried little since), and this loss starts a new one.
+	/* A run is the losses of one silence: when its latest loss was sent
+	 * more than three timeouts before this packet, the path carried
+	 * nothing for that long (the connection was idle), the run is old
+	 * news, and this loss starts a new one.
 	 */
-	if (cs->late_run && (s32)(cb->xmit_us - cs->late_first_us) > 3 * (s32)tmo) {
+	if (cs->late_run && (s32)(cb->xmit_us - cs->late_last_us) > 3 * (s32)tmo) {
 		cs->late_run = 0;
 		cs->late_until_us = 0;
 	}
 	if (!cs->late_run)
 		cs->late_first_us = cb->xmit_us;
+	if (!cs->late_run || mrc_after(cb->xmit_us, cs->late_last_us))
+		cs->late_last_us = cb->xmit_us;
 	if (cs->late_run < U8_MAX)
 		cs->late_run++;
 	if (cs->late_run < clamp_t(u32, READ_ONCE(mrc_fail_losses), 1, U8_MAX)) {
