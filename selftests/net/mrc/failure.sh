@@ -317,24 +317,44 @@ show_deltas() {
 	echo
 }
 
+# counted_transfer: start and finish a transfer, with host 1's detector
+# counters read once before it (BEFORE) and once after (AFTER), and their
+# growth printed; grown NAME then gives one counter's growth.
+counted_transfer() {
+	local rc=0
+
+	# shellcheck disable=SC2086 # a list of names
+	BEFORE=$(counters $DETECTOR)
+	start || { echo "the transfer did not start"; return 1; }
+	finish || rc=1
+	stop_monitor
+	show_deltas "$BEFORE"
+	# shellcheck disable=SC2086 # a list of names
+	AFTER=$(counters $DETECTOR)
+	return "$rc"
+}
+
+grown() {
+	local a b
+
+	a=$(tr ' ' '\n' <<< "$AFTER" | sed -n "s/^$1=//p")
+	b=$(tr ' ' '\n' <<< "$BEFORE" | sed -n "s/^$1=//p")
+	echo $((a - b))
+}
+
 # A plane with jitter (netem delay 2 ms +- 1 ms from host 1, which also
 # reorders its packets) and no loss, beside clean ones: reordering is no
 # failure. No path is retired, and the retransmissions that reordering
 # causes before the connection learns it stay under 1% of its DATA.
 test_jitter() {
-	local rc=0 c r x d
+	local rc=0 r x d
 
 	reset_paths || return 1
 	fab_link_qdisc 1 2 up netem delay 2ms 1ms || return 1
-	# shellcheck disable=SC2086 # a list of names
-	c=$(counters $DETECTOR)
-	start || { echo "the transfer did not start"; return 1; }
-	finish || rc=1
-	stop_monitor
-	show_deltas "$c"
-	r=$(delta "$c" PathsRetired)
-	x=$(delta "$c" OutRetrans)
-	d=$(delta "$c" OutData)
+	counted_transfer || rc=1
+	r=$(grown PathsRetired)
+	x=$(grown OutRetrans)
+	d=$(grown OutData)
 	[ "$r" -eq 0 ] || { echo "a path was retired"; rc=1; }
 	[ $((100 * x)) -lt "$d" ] || { echo "over 1% of the DATA was retransmitted"; rc=1; }
 	return "$rc"
@@ -345,20 +365,15 @@ test_jitter() {
 # losses cut the window (CcLossDecrease) and are retransmitted, and the
 # path is never retired: it delivers all along.
 test_congestion() {
-	local rc=0 c l x w r
+	local rc=0 l x w r
 
 	reset_paths || return 1
 	FAB_SHAPE_LATENCY=1ms fab_link_shape 2 2 down 10mbit || return 1
-	# shellcheck disable=SC2086 # a list of names
-	c=$(counters $DETECTOR)
-	start || { echo "the transfer did not start"; return 1; }
-	finish || rc=1
-	stop_monitor
-	show_deltas "$c"
-	r=$(delta "$c" PathsRetired)
-	l=$(($(delta "$c" RackLost) + $(delta "$c" PathTimeLost)))
-	x=$(delta "$c" OutRetrans)
-	w=$(delta "$c" CcLossDecrease)
+	counted_transfer || rc=1
+	r=$(grown PathsRetired)
+	l=$(($(grown RackLost) + $(grown PathTimeLost)))
+	x=$(grown OutRetrans)
+	w=$(grown CcLossDecrease)
 	[ "$l" -gt 0 ] || { echo "the queue dropped nothing: nothing to check"; rc=1; }
 	[ "$x" -gt 0 ] || { echo "nothing was retransmitted"; rc=1; }
 	[ "$w" -gt 0 ] || { echo "no window cut for loss"; rc=1; }
