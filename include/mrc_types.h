@@ -94,6 +94,7 @@ enum mrc_path_ctr {
 	MRC_PC_ECN,		/* ACKs echoing a congestion mark for the path */
 	MRC_PC_TRIMS,		/* NACKs for trimmed packets */
 	MRC_PC_LOSSES,		/* packets declared lost */
+	MRC_PC_LATE_KEPT,	/* of them, timeouts that left the path good */
 	MRC_PC_PROBES,		/* probes sent */
 	MRC_PC_CHANGES,		/* state changes */
 	MRC_PC_MAX
@@ -636,6 +637,11 @@ struct mrc_stats {
  *	not time out the whole connection
  * @path_rto_idx: the path that has @path_rto_us
  * @rack_xmit_us: send time of the latest-sent packet delivered, on any path
+ * @busy_us: send time of the first packet after nothing was outstanding
+ *	(the connection was idle): a path's late run older than that may be
+ *	old news (mrc_cp_late())
+ * @late_due_us: the earliest &mrc_cpstate.late_until_us of the paths, or
+ *	0: none is due for retirement
  * @delivery_us: when an ACK last acknowledged something new; 0 never
  * @last_trim_us: when a NACK(TRIMMED) last came; 0 never
  * @trim_cut_us: when a trim last cut the window; 0 never
@@ -740,6 +746,8 @@ struct mrc_sock {
 	u32 path_rto_us;
 	u16 path_rto_idx;
 	u32 rack_xmit_us;
+	u32 busy_us;
+	u32 late_due_us;
 	u32 delivery_us;
 	u32 last_trim_us;
 	u32 trim_cut_us;

@@ -537,14 +537,19 @@ void mrc_cp_on_lost(struct sock *sk, const struct mrc_tx_cb *cb)
  */
 void mrc_cp_late(struct sock *sk, const struct mrc_tx_cb *cb, u32 tmo)
 {
-	struct mrc_cpstate *cs = &mrc_cp_sts(mrc_sk(sk))[cb->pidx];
+	struct mrc_sock *msk = mrc_sk(sk);
+	struct mrc_cpstate *cs = &mrc_cp_sts(msk)[cb->pidx];
+	struct mrc_path *p = mrc_cps(msk)->p[cb->pidx].path;
 
-	/* A run is the losses of one silence: when its latest loss was sent
-	 * more than three timeouts before this packet, the path carried
-	 * nothing for that long (the connection was idle), the run is old
-	 * news, and this loss starts a new one.
+	/* A run is the losses of one silence. When the connection went idle
+	 * after the run's latest loss and this packet came more than three
+	 * timeouts after that one, the path was not silent but unused: the
+	 * run is old news, and this loss starts a new one. A path without
+	 * credits gets a packet only now and then (mrc_cp_pick()): however
+	 * far apart, its losses in a busy connection make one run.
 	 */
-	if (cs->late_run && (s32)(cb->xmit_us - cs->late_last_us) > 3 * (s32)tmo) {
+	if (cs->late_run && mrc_after(msk->busy_us, cs->late_last_us) &&
+	    (s32)(cb->xmit_us - cs->late_last_us) > 3 * (s32)tmo) {
 		cs->late_run = 0;
 		cs->late_until_us = 0;
 	}
@@ -556,6 +561,8 @@ void mrc_cp_late(struct sock *sk, const struct mrc_tx_cb *cb, u32 tmo)
 		cs->late_run++;
 	if (cs->late_run < clamp_t(u32, READ_ONCE(mrc_fail_losses), 1, U8_MAX)) {
 		MRC_INC(sock_net(sk), PATH_LATE_KEPT);
+		if (p)
+			mrc_path_count(p, MRC_PC_LATE_KEPT, 1);
 		return;
 	}
 	if (cs->late_until_us)
@@ -563,6 +570,8 @@ void mrc_cp_late(struct sock *sk, const struct mrc_tx_cb *cb, u32 tmo)
 	cs->late_until_us = (cs->late_first_us + 3 * tmo) | 1;
 	cs->late_psn = cb->psn;
 	cs->late_xmit_us = cb->xmit_us;
+	if (!msk->late_due_us || mrc_before(cs->late_until_us, msk->late_due_us))
+		msk->late_due_us = cs->late_until_us;
 }
 
 /**
@@ -597,21 +606,26 @@ u32 mrc_cp_late_due(struct sock *sk, u32 now)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
 	struct mrc_cpstate *st;
-	u32 i, wait = U32_MAX;
+	u32 i, next = 0;
 
-	if (!mrc_cps(msk))
-		return wait;
+	/* Nothing due, or not yet: no walk over the paths on every ACK. A
+	 * run that ended since only makes the walk below find nothing.
+	 */
+	if (!msk->late_due_us)
+		return U32_MAX;
+	if ((s32)(msk->late_due_us - now) > 0)
+		return msk->late_due_us - now;
+	msk->late_due_us = 0;
 	st = mrc_cp_sts(msk);
-	for (i = 0; st && i < mrc_cps(msk)->nr; i++) {
+	for (i = 0; mrc_cps(msk) && st && i < mrc_cps(msk)->nr; i++) {
 		struct mrc_cpstate *cs = &st[i];
 		struct mrc_tx_cb cb = {};
-		s32 left;
 
 		if (!cs->late_until_us)
 			continue;
-		left = (s32)(cs->late_until_us - now);
-		if (left > 0) {
-			wait = min_t(u32, wait, left);
+		if ((s32)(cs->late_until_us - now) > 0) {
+			if (!next || mrc_before(cs->late_until_us, next))
+				next = cs->late_until_us;
 			continue;
 		}
 		cs->late_until_us = 0;
@@ -620,7 +634,8 @@ u32 mrc_cp_late_due(struct sock *sk, u32 now)
 		cb.xmit_us = cs->late_xmit_us;
 		mrc_cp_retire(sk, &cb);
 	}
-	return wait;
+	msk->late_due_us = next;
+	return next ? next - now : U32_MAX;
 }
 
 /**

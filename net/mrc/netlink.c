@@ -273,6 +273,8 @@ static int mrc_nl_put_path_stats(struct sk_buff *msg,
 			      MRC_PS_UNSPEC) ||
 	    nla_put_u64_64bit(msg, MRC_PS_STATE_CHANGES, c->v[MRC_PC_CHANGES],
 			      MRC_PS_UNSPEC) ||
+	    nla_put_u64_64bit(msg, MRC_PS_LATE_KEPT, c->v[MRC_PC_LATE_KEPT],
+			      MRC_PS_UNSPEC) ||
 	    nla_put_u32(msg, MRC_PS_SRTT_US, srtt))
 		return -EMSGSIZE;
 	nla_nest_end(msg, nest);

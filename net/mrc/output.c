@@ -493,7 +493,8 @@ static void mrc_send_new(struct sock *sk, bool probe)
 		__skb_unlink(skb, &sk->sk_write_queue);
 		cb->psn = msk->snd_nxt++;
 		msk->txq[cb->psn % MRC_WND] = skb;
-		msk->outstanding++;
+		if (!msk->outstanding++)
+			msk->busy_us = now;
 		msk->inflight_bytes += cb->len;
 		/* The last packet before the window closes or the queue runs
 		 * dry: a delayed ACK would only stall us.
@@ -839,7 +840,7 @@ static void mrc_rto_fired(struct sock *sk)
 		if (first || now - cb->xmit_us >= tmo) {
 			cb->via_rto = 1;
 			mrc_mark_lost(sk, cb);
-			mrc_cp_retire(sk, cb);
+			mrc_cp_late(sk, cb, tmo);
 		}
 		first = false;
 	}

@@ -251,6 +251,7 @@ static const struct {
 	{ MRC_PS_ECN_MARKS, "ecn", "ecn", "" },
 	{ MRC_PS_TRIMS, "trims", "trims", "" },
 	{ MRC_PS_LOSSES, "losses", "losses", "" },
+	{ MRC_PS_LATE_KEPT, "late_kept", "late_kept", "" },
 	{ MRC_PS_PROBES, "probes", "probes", "" },
 	{ MRC_PS_STATE_CHANGES, "state_changes", "state_changes", "" },
 	{ MRC_PS_SRTT_US, "srtt_us", "srtt", "us" },
@@ -284,6 +285,7 @@ void print_path_stats(const struct nlattr *nest, enum print_type t,
 		[MRC_PS_ECN_FRAC] = sizeof(u32),
 		[MRC_PS_BYTES_SENT] = sizeof(u64),
 		[MRC_PS_STATE_CHANGES] = sizeof(u64),
+		[MRC_PS_LATE_KEPT] = sizeof(u64),
 	};
 	const struct nlattr *tb[MRC_PS_MAX + 1], *c;
 	char fmt[48];

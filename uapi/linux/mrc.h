@@ -261,6 +261,7 @@ enum mrc_path_stat_attr {
 	MRC_PS_ECN_FRAC,	/* u32: ECN fraction x 1024 (EWMA), connection */
 	MRC_PS_BYTES_SENT,	/* u64: payload bytes sent */
 	MRC_PS_STATE_CHANGES,	/* u64: state changes (namespace only) */
+	MRC_PS_LATE_KEPT,	/* u64: timeouts that left it good (namespace) */
 
 	__MRC_PS_MAX,
 };

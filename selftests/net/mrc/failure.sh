@@ -383,9 +383,10 @@ test_congestion() {
 }
 
 # A silent blackhole on one plane mid-transfer: its path is retired once
-# fail_losses of its packets time out, no sooner (PathLateKept rises by at
-# most fail_losses - 1 until then), no other path is retired, and no RTO
-# fires: the paths left carry the retransmissions at once.
+# fail_losses of its packets time out, no sooner (the path's late_kept
+# counter, fresh from reset_paths, reaches at most fail_losses - 1), no
+# other path is retired, and no RTO fires: the paths left carry the
+# retransmissions at once.
 test_blackhole_detect() {
 	local rc=0 k c kept
 
@@ -396,11 +397,11 @@ test_blackhole_detect() {
 	start || { echo "the transfer did not start"; return 1; }
 	case3_break
 	wait_for 60 state_is 3 assumed-bad || rc=1
-	kept=$(delta "$c" PathLateKept)
+	kept=$(path_stat 3 late_kept)
 	case3_heal
 	finish || rc=1
 	stop_monitor
-	echo "fail_losses $k: PathLateKept +$kept before path 3 was retired"
+	echo "fail_losses $k: path 3 kept by $kept timeouts before it was retired"
 	show_deltas "$c"
 	grep -a "assumed-bad" "$tmp/monitor" | sed 's/^/monitor: /'
 	seen_event 3 good assumed-bad loss || { echo "path 3 was not retired"; rc=1; }

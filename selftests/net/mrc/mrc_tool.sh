@@ -398,13 +398,13 @@ test_path_stats() {
 	m path add 2001:db8:e::/64 id 1 segs fc00::1 || return 1
 	m path add 2001:db8:e::/64 id 2 || return 1
 	json_check 'all(p["stats"] == dict.fromkeys(["sent", "bytes", "acked", "retrans", "ecn",
-		"trims", "losses", "probes", "state_changes", "srtt_us"], 0)
+		"trims", "losses", "late_kept", "probes", "state_changes", "srtt_us"], 0)
 		for s in d for p in s["paths"])' -s path show || return 1
 	# JSON has them without -s too; the text only with it.
-	json_check '[len(p["stats"]) for s in d for p in s["paths"]] == [10, 10]' || return 1
+	json_check '[len(p["stats"]) for s in d for p in s["paths"]] == [11, 11]' || return 1
 	m -s path show > "$tmp/text" || return 1
 	cat "$tmp/text"
-	[ "$(grep -cx $'\t\tsent 0 bytes 0 acked 0 retrans 0 ecn 0 trims 0 losses 0 probes 0 state_changes 0 srtt 0us' \
+	[ "$(grep -cx $'\t\tsent 0 bytes 0 acked 0 retrans 0 ecn 0 trims 0 losses 0 late_kept 0 probes 0 state_changes 0 srtt 0us' \
 		"$tmp/text")" -eq 2 ] || { echo "no line of counters under each path"; return 1; }
 	! m path show | grep -q sent || { echo "counters without -s"; return 1; }
 	# Each change of state counts, back and forth; setting the same
