@@ -514,6 +514,12 @@ static void mrc_rcv_ack(struct sock *sk, struct sk_buff *skb)
 		if (!(msk->fin & MRC_FIN_SENT) || (msk->fin & MRC_FIN_ACKED))
 			sk_stop_timer(sk, &msk->rtx_timer);
 	}
+	/* After the deliveries and echoes above have ended the late runs of
+	 * the paths that deliver: an ACK, not the timer, retires the paths
+	 * left silent, so that ACKs that are late for every path at once
+	 * (this host or the peer did not run) retire none.
+	 */
+	mrc_cp_late_due(sk, now);
 	mrc_push(sk);
 	mrc_txq_release(sk);
 	mrc_conn_maybe_done(sk);

@@ -521,19 +521,21 @@ void mrc_cp_on_lost(struct sock *sk, const struct mrc_tx_cb *cb)
 }
 
 /**
- * mrc_cp_late() - a packet was declared lost for its path's timeout
+ * mrc_cp_late() - a packet was declared lost for its path's timeout, or
+ *	by the RTO
  * @sk: the socket, locked
  * @cb: the packet, just marked lost, still as it was sent on the path
- * @tmo: the path's timeout it was declared lost for
+ * @tmo: the timeout it was declared lost for
  *
  * Nothing sent on the path after it was delivered, while a packet sent
  * after it on another path was: the path may have gone silent. One such
  * loss is no proof (a delay spike, or a queue that dropped a tail), so it
  * only adds to the path's run; at mrc_fail_losses of them in a row, with
  * nothing sent on the path since the first one delivered, the path is due
- * for retirement, which happens once it has been silent for three times
- * its timeout since the first was sent (mrc_cp_late_due()): a spike of
- * delay that holds several packets at once ends before that.
+ * for retirement, which the first ACK after it has been silent for three
+ * times its timeout since the first was sent carries out
+ * (mrc_cp_late_due()): a spike of delay that holds several packets at
+ * once ends before that.
  */
 void mrc_cp_late(struct sock *sk, const struct mrc_tx_cb *cb, u32 tmo)
 {
@@ -596,13 +598,12 @@ void mrc_cp_on_echo(struct sock *sk, u32 i, u32 tsecr)
 }
 
 /**
- * mrc_cp_late_due() - retire the paths due for it whose time has come
+ * mrc_cp_late_due() - an ACK came: retire the paths due for it whose time
+ *	has come
  * @sk: the socket, locked
  * @now: mrc_now_us()
- *
- * Return: microseconds until the next path is due, or U32_MAX.
  */
-u32 mrc_cp_late_due(struct sock *sk, u32 now)
+void mrc_cp_late_due(struct sock *sk, u32 now)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
 	struct mrc_cpstate *st;
@@ -611,10 +612,8 @@ u32 mrc_cp_late_due(struct sock *sk, u32 now)
 	/* Nothing due, or not yet: no walk over the paths on every ACK. A
 	 * run that ended since only makes the walk below find nothing.
 	 */
-	if (!msk->late_due_us)
-		return U32_MAX;
-	if ((s32)(msk->late_due_us - now) > 0)
-		return msk->late_due_us - now;
+	if (!msk->late_due_us || (s32)(msk->late_due_us - now) > 0)
+		return;
 	msk->late_due_us = 0;
 	st = mrc_cp_sts(msk);
 	for (i = 0; mrc_cps(msk) && st && i < mrc_cps(msk)->nr; i++) {
@@ -635,7 +634,6 @@ u32 mrc_cp_late_due(struct sock *sk, u32 now)
 		mrc_cp_retire(sk, &cb);
 	}
 	msk->late_due_us = next;
-	return next ? next - now : U32_MAX;
 }
 
 /**

@@ -56,7 +56,7 @@ void mrc_cp_refresh(struct sock *sk);
 bool mrc_cp_any_usable(struct sock *sk);
 void mrc_cp_retire(struct sock *sk, const struct mrc_tx_cb *cb);
 void mrc_cp_late(struct sock *sk, const struct mrc_tx_cb *cb, u32 tmo);
-u32 mrc_cp_late_due(struct sock *sk, u32 now);
+void mrc_cp_late_due(struct sock *sk, u32 now);
 void mrc_cp_on_echo(struct sock *sk, u32 i, u32 tsecr);
 void mrc_cp_undo(struct sock *sk, u32 i, u32 tsecr, u32 cum,
 		 const unsigned long *sack);

@@ -793,7 +793,6 @@ void mrc_detect_losses(struct sock *sk)
 			wait = min_t(u32, wait, left);
 		}
 	}
-	wait = min(wait, mrc_cp_late_due(sk, now));
 	if (wait != U32_MAX)
 		mrc_arm_rtx_at(sk, wait);
 }

@@ -630,15 +630,15 @@ fab_paths() {
 }
 
 # fab_path_state H1 H2 ID: the state of host H1's path ID toward host H2,
-# as `mrc -j path show` reports it; nothing if there is no such path.
+# as `mrc path show` reports it; nothing if there is no such path. Tests
+# poll it while traffic runs: awk, not a python that would compete with
+# the traffic for the guest's CPUs.
 fab_path_state() {
-	"$FAB_MRC" -n "$(fab_ns_host "$1")" -j path show "$(fab_host_addr "$2")"/128 \
-		2>/dev/null | python3 -c 'import json, sys
-d = json.load(sys.stdin)
-for s in d if isinstance(d, list) else [d]:
-    for p in s.get("paths", []):
-        if p["id"] == int(sys.argv[1]):
-            print(p["state"])' "$3"
+	"$FAB_MRC" -n "$(fab_ns_host "$1")" path show "$(fab_host_addr "$2")"/128 \
+		2>/dev/null | awk -v id="$3" '
+			$1 == "id" && $2 == id {
+				for (i = 3; i < NF; i++) if ($i == "state") print $(i + 1)
+			}'
 }
 
 # fab_gone PID: process PID has exited.
