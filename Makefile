@@ -184,7 +184,7 @@ bench:
 	@$(TESTING)/setup-deps bench
 	@$(MAKE) --no-print-directory -j$(NPROC) all selftests KVER="$(TEST_KERNELS)" KDIR=
 	@rm -rf $(BUILD)/bench && mkdir -p $(BUILD)/bench
-	@$(TESTING)/vm-run --timeout 3000 --outdir $(BUILD)/bench -- \
+	@$(TESTING)/vm-run --timeout 5400 --outdir $(BUILD)/bench -- \
 		$(TESTING)/bench/run $(BUILD)/bench; \
 	rc=$$?; python3 $(TESTING)/bench/report.py $(BUILD)/bench bench/results && \
 	echo "results: bench/results/latest.md" && exit $$rc

@@ -21,7 +21,7 @@
 # share of the data once it is back. The goals (stall at most 10 base
 # RTTs plus the minimum RTO, back to 90% within 50 ms) are checked in
 # OUT.json; the base RTT is measured with mrc probe before the runs.
-# Each protocol runs REPS times (default 5), the protocols taking turns,
+# Each protocol runs REPS times (default 20), the protocols taking turns,
 # and every figure is the median of its runs, with the spread; PROTOS
 # (default "mrc mptcp tcp") selects some. OUT.json gets the figures, DIR
 # recovery-<proto>.dat the bins of the run with the median stall, and
@@ -32,7 +32,7 @@ set -u
 out=$1
 rate=${RATE:-20}
 total=${TOTAL:-6}
-reps=${REPS:-5}
+reps=${REPS:-20}
 protos=${PROTOS:-mrc mptcp tcp}
 top=$(cd "$(dirname "$0")/../../.." && pwd)
 P=$top/build/tools/mrcperf
