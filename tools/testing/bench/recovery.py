@@ -47,6 +47,7 @@ import subprocess
 import sys
 
 FAILED_PLANE = 2
+COV_BIN = 25
 
 
 def frames(path):
@@ -73,21 +74,29 @@ def frames(path):
             yield t, orig, data[14:]
 
 
-def is_data(ip6):
-    """True for an MRC DATA packet or a TCP segment with payload."""
+MRC_F_RETX = 0x0004
+
+
+def data_kind(ip6):
+    """None unless an MRC DATA packet or a TCP segment with payload; then
+    "retx" for an MRC DATA packet flagged as a retransmission, else
+    "data"."""
     if len(ip6) < 40:
-        return False
+        return None
     plen = struct.unpack(">H", ip6[4:6])[0]
     nh, off = ip6[6], 40
     while nh in (0, 43, 60) and off + 2 <= len(ip6):
         nh, off = ip6[off], off + (ip6[off + 1] + 1) * 8
-    if nh == 17 and off + 10 <= len(ip6):
+    if nh == 17 and off + 12 <= len(ip6):
         dport = struct.unpack(">H", ip6[off + 2:off + 4])[0]
-        return dport == 4797 and ip6[off + 9] == 1
+        if dport != 4797 or ip6[off + 9] != 1:
+            return None
+        flags = struct.unpack(">H", ip6[off + 10:off + 12])[0]
+        return "retx" if flags & MRC_F_RETX else "data"
     if nh == 6 and off + 13 <= len(ip6):
         doff = (ip6[off + 12] >> 4) * 4
-        return 40 + plen - off - doff > 0
-    return False
+        return "data" if 40 + plen - off - doff > 0 else None
+    return None
 
 
 def analyse(d, proto, run, planes, rate):
@@ -101,14 +110,18 @@ def analyse(d, proto, run, planes, rate):
     stamped = tf
     arrivals = []
     bins = {}
+    retx = []
     for k in range(1, planes + 1):
         path = os.path.join(d, "cap-%s-%d-%d.pcap" % (proto, run, k))
         if not os.path.exists(path):
             continue
         for t, length, ip6 in frames(path):
-            if t < t0 or not is_data(ip6):
+            kind = data_kind(ip6) if t >= t0 else None
+            if not kind:
                 continue
             arrivals.append((t, k))
+            if kind == "retx" and k != FAILED_PLANE:
+                retx.append(t)
             b = int((t - t0) * 1000)
             bins.setdefault(b, [0] * (planes + 1))[k] += length
     arrivals.sort()
@@ -146,6 +159,35 @@ def analyse(d, proto, run, planes, rate):
         if t >= th and k == FAILED_PLANE:
             healed = (t - th) * 1000
             break
+    # The first retransmission to arrive over another plane (MRC marks
+    # them; TCP's are not told apart here).
+    first_retx = min((t for t in retx if t >= tf), default=None)
+
+    # What each plane still working carried during the failure, against
+    # its link rate: the worst of them.
+    fb_end = int((th - t0) * 1000)
+    span = (th - tf) * 1000
+    others = None
+    if proto != "tcp" and span > 0:
+        others = min(sum(series[b][k] for b in range(fb, min(fb_end, len(series))))
+                     * 8 / 1e3 / span / rate
+                     for k in range(1, planes + 1) if k != FAILED_PLANE)
+
+    # Steady state before the failure: each plane's goodput in 25 ms
+    # bins from 200 ms after the start, its coefficient of variation
+    # (standard deviation over mean), averaged over the planes.
+    cov = None
+    if proto != "tcp":
+        covs = []
+        for k in range(1, planes + 1):
+            vals = [sum(series[b][k] for b in range(i, i + COV_BIN))
+                    for i in range(200, fb - COV_BIN + 1, COV_BIN)]
+            mean = sum(vals) / len(vals) if vals else 0
+            if mean > 0 and len(vals) > 1:
+                var = sum((v - mean) ** 2 for v in vals) / (len(vals) - 1)
+                covs.append(var ** 0.5 / mean)
+        cov = sum(covs) / len(covs) if covs else None
+
     hb = int((th - t0) * 1000) + 500
     after = [sum(r[1:]) for r in series[hb:]]
     failed = [r[FAILED_PLANE] for r in series[hb:]]
@@ -157,6 +199,10 @@ def analyse(d, proto, run, planes, rate):
         "back_to_90_ms": None if back is None else round(back, 1),
         "healed_use_ms": None if healed is None else round(healed, 1),
         "healed_share": None if share is None else round(share, 3),
+        "first_retx_ms": None if first_retx is None else
+        round((first_retx - tf) * 1000, 1),
+        "others_rate_min": None if others is None else round(others, 3),
+        "plane_cov": None if cov is None else round(cov, 3),
         "fail_at_ms": round((tf - t0) * 1000, 1),
         "heal_at_ms": round((th - t0) * 1000, 1),
         "data_packets": len(arrivals),
@@ -164,7 +210,26 @@ def analyse(d, proto, run, planes, rate):
 
 
 FIGURES = ("stall_ms", "back_to_90_ms", "healed_use_ms", "healed_share",
-           "data_packets")
+           "first_retx_ms", "others_rate_min", "plane_cov", "data_packets")
+
+
+def mib_runs(d, reps):
+    """Host 1's MIB deltas of each MRC run that left them (DIR/mib-mrc-R:
+    "NAME DELTA" lines): PathsRetired, RetireUndone and RtoFired."""
+    runs = []
+    for r in range(1, reps + 1):
+        path = os.path.join(d, "mib-mrc-%d" % r)
+        if not os.path.exists(path):
+            continue
+        m = {}
+        with open(path) as f:
+            for line in f:
+                name, val = line.split()
+                m[name] = int(val)
+        runs.append({"run": r, "retired": m.get("PathsRetired", 0),
+                     "undone": m.get("RetireUndone", 0),
+                     "rtos": m.get("RtoFired", 0)})
+    return runs
 
 
 def median(vals):
@@ -257,6 +322,25 @@ def plot(d, protos, res, planes, png):
     return True
 
 
+def failure_goals(res, goal):
+    """Issue 29's goals for MRC against MPTCP measured in the same run."""
+    m, t = res["mrc"], res["mptcp"]
+    worst = m["stall_ms_spread"][1]
+    cov, tcov = m.get("plane_cov"), t.get("plane_cov")
+    return {
+        "stall_below_mptcp": m["stall_ms"] <= goal and
+        m["stall_ms"] < t["stall_ms"],
+        "worst_stall": worst <= 2 * goal and
+        worst < t["stall_ms_spread"][1],
+        "others_kept": (m.get("others_rate_min") or 0) >= 0.9 and
+        m.get("runs_retiring_more", 1) == 0,
+        "spurious": m.get("spurious_ratio", 1) <= 0.1,
+        "plane_cov": cov is not None and tcov is not None and
+        cov <= 1.5 * tcov,
+        "plane_cov_ratio": None if not cov or not tcov else round(cov / tcov, 2),
+    }
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rate", type=float, required=True)
@@ -267,6 +351,7 @@ def main():
     ap.add_argument("--base-rtt-us", type=float)
     ap.add_argument("--rto-min-ms", type=float, default=10)
     ap.add_argument("--reps", type=int, default=1)
+    ap.add_argument("--mib-dir")
     ap.add_argument("protos", nargs="+")
     a = ap.parse_args()
     res = {}
@@ -279,6 +364,17 @@ def main():
     res["reps"] = a.reps
     res["link_rate_mbps"] = a.rate
     res["planes"] = a.planes
+    mibs = mib_runs(a.mib_dir, a.reps) if a.mib_dir and "mrc" in res else []
+    if mibs:
+        retired = sum(m["retired"] for m in mibs)
+        undone = sum(m["undone"] for m in mibs)
+        res["mrc"]["mib_runs"] = mibs
+        res["mrc"]["paths_retired"] = retired
+        res["mrc"]["retire_undone"] = undone
+        res["mrc"]["spurious_ratio"] = round(undone / retired, 3) if retired else 0
+        # The failed plane's retirement is the one a run should have.
+        res["mrc"]["runs_retiring_more"] = sum(m["retired"] > 1 for m in mibs)
+        res["mrc"]["rtos"] = sum(m["rtos"] for m in mibs)
     if a.base_rtt_us:
         goal = 10 * a.base_rtt_us / 1000 + a.rto_min_ms
         res["base_rtt_ms"] = round(a.base_rtt_us / 1000, 3)
@@ -287,6 +383,8 @@ def main():
             "stall": res[p]["stall_ms"] <= goal,
             "back_to_90": res[p]["back_to_90_ms"] is not None and
             res[p]["back_to_90_ms"] <= 50} for p in a.protos}
+        if "mrc" in res and "mptcp" in res:
+            res["goals"]["mrc"].update(failure_goals(res, goal))
     res["plot"] = (a.plot if a.plot and plot(a.dir, a.protos, res, a.planes, a.plot)
                    else None)
     with open(a.out, "w") as f:

@@ -25,8 +25,14 @@
 # and every figure is the median of its runs, with the spread; PROTOS
 # (default "mrc mptcp tcp") selects some. OUT.json gets the figures, DIR
 # recovery-<proto>.dat the bins of the run with the median stall, and
-# OUT.png their plot (gnuplot). After each MRC run, host 1's nonzero MIB
-# counters go in DIR/mib-mrc-<run>.
+# OUT.png their plot (gnuplot). After each MRC run, the growth of host 1's
+# MIB counters over the run goes in DIR/mib-mrc-<run>. Beside the
+# figures above: MRC's first retransmission to arrive over another plane
+# after the failure; the worst plane still working, its goodput during
+# the failure against its link rate; each plane's steady-state goodput
+# variation (25 ms bins before the failure); path retirements, those
+# undone as spurious, and the runs that retired more than one path; and
+# issue 29's goals against MPTCP in the same run (recovery.py).
 
 set -u
 out=$1
@@ -104,6 +110,9 @@ run() {
 	spid=$!
 	wait_ready "$spid" "$dir/ready" > /dev/null || return 1
 	rm -f "$dir/ready"
+	# The counters from the start: a retirement before the failure counts.
+	[ "$proto" = mrc ] && fab_exec_host 1 cat /proc/net/mrc_stat \
+		> "$dir/mib-before"
 	t0=$(date +%s.%N)
 	# shellcheck disable=SC2086
 	fab_exec_host 1 "$P" -c "$dst" -p "$port" -t "$total" -l 64K $flag \
@@ -116,8 +125,6 @@ run() {
 		> "$dir/conn-$proto-$r.json"
 	# Stamped before the change: ip netns exec is slow under emulation,
 	# and the failure takes effect at some point while it runs.
-	[ "$proto" = mrc ] && fab_exec_host 1 cat /proc/net/mrc_stat \
-		> "$dir/mib-before"
 	echo "$(date +%s.%N) fail" > "$cap/events-$proto-$r"
 	fab_link_qdisc 1 2 up netem loss 100%
 	sleep 2
@@ -129,7 +136,7 @@ run() {
 	# a run whose capture lost packets is left out (no start event).
 	fab_capture_stop || { rm -f "$cap/events-$proto-$r"; return 1; }
 	echo "$t0 start" >> "$cap/events-$proto-$r"
-	# What the failure cost MRC's sender: the counters that moved.
+	# What the run cost MRC's sender: the counters that moved.
 	[ "$proto" = mrc ] && fab_exec_host 1 cat /proc/net/mrc_stat |
 		awk 'NR == FNR { b[$1] = $2; next }
 		     $2 != b[$1] { printf "%s %d\n", $1, $2 - b[$1] }' \
@@ -146,7 +153,7 @@ done
 # shellcheck disable=SC2086 # $protos is a list of words
 python3 "$(dirname "$0")"/recovery.py --rate "$rate" --planes 4 --dir "$cap" \
 	--base-rtt-us "$(cat "$dir/base-rtt-us")" --rto-min-ms "$rto_min" \
-	--reps "$reps" --out "$out" --plot "$base.png" $protos
+	--reps "$reps" --mib-dir "$dir" --out "$out" --plot "$base.png" $protos
 rc=$?
 cp "$cap"/recovery-*.dat "$dir"/ 2>/dev/null
 exit "$rc"

@@ -199,8 +199,10 @@ plot DATA using 1:2 with lines dt 2 lc rgb 'gray' title 'capacity', \\
                "Medians of %s runs of each protocol, with the spread "
                "(smallest-largest run); the plot shows the run with the "
                "median stall." % rc.get("reps", 1), "",
-               "| | stall ms | back to 90% ms | healed plane used after ms | its share |",
-               "|---|---|---|---|---|"]
+               "| | stall ms | back to 90% ms | healed plane used after ms | its share "
+               "| first retransmission elsewhere ms | worst other plane / link rate "
+               "| per-plane CoV, 25 ms bins |",
+               "|---|---|---|---|---|---|---|---|"]
 
         def spread(r, fig, nd=1):
             v, s = r.get(fig), r.get(fig + "_spread")
@@ -210,9 +212,18 @@ plot DATA using 1:2 with lines dt 2 lc rgb 'gray' title 'capacity', \\
 
         for p in ("mrc", "mptcp", "tcp"):
             r = rc.get(p, {})
-            md.append("| %s | %s | %s | %s | %s |" % (
+            md.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 p.upper(), spread(r, "stall_ms"), spread(r, "back_to_90_ms"),
-                spread(r, "healed_use_ms"), spread(r, "healed_share", 2)))
+                spread(r, "healed_use_ms"), spread(r, "healed_share", 2),
+                spread(r, "first_retx_ms"), spread(r, "others_rate_min", 3),
+                spread(r, "plane_cov", 3)))
+        m = rc.get("mrc") or {}
+        if "paths_retired" in m:
+            md += ["", "MRC over its %d runs: %d path retirements, %d undone "
+                   "as spurious; %d runs retired more than the failed plane; "
+                   "%d RTOs." % (len(m.get("mib_runs", [])), m["paths_retired"],
+                                 m["retire_undone"], m["runs_retiring_more"],
+                                 m["rtos"])]
         md += ["", "![recovery](recovery.png)", ""]
         g = rc.get("goals", {}).get("mrc", {})
         goal(goals, "recovery: MRC stall <= goal",
@@ -221,6 +232,24 @@ plot DATA using 1:2 with lines dt 2 lc rgb 'gray' title 'capacity', \\
         goal(goals, "recovery: MRC back to 90% within 50 ms",
              (rc.get("mrc") or {}).get("back_to_90_ms"), "<= 50 ms",
              g.get("back_to_90"))
+        t = rc.get("mptcp") or {}
+        if "stall_below_mptcp" in g:
+            goal(goals, "recovery: MRC stall median <= goal and below MPTCP's",
+                 m.get("stall_ms"), "<= %s ms, < %s ms" % (
+                     rc.get("stall_goal_ms"), t.get("stall_ms")),
+                 g["stall_below_mptcp"])
+            goal(goals, "recovery: MRC worst stall <= 2 x goal and below MPTCP's",
+                 m["stall_ms_spread"][1], "<= %s ms, < %s ms" % (
+                     round(2 * rc.get("stall_goal_ms"), 1),
+                     t["stall_ms_spread"][1]), g["worst_stall"])
+            goal(goals, "recovery: other planes >= 90% of their rate, "
+                 "no second retirement", m.get("others_rate_min"),
+                 ">= 0.9, 0 runs", g["others_kept"],
+                 "%s runs retired more" % m.get("runs_retiring_more"))
+            goal(goals, "recovery: spurious retirements (undone / retired)",
+                 m.get("spurious_ratio"), "<= 0.1", g["spurious"])
+            goal(goals, "recovery: per-plane CoV, MRC / MPTCP",
+                 g.get("plane_cov_ratio"), "<= 1.5", g["plane_cov"])
         png = os.path.join(src, "recovery.png")
         if os.path.exists(png):
             shutil.copy(png, dst)
