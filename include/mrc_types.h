@@ -356,6 +356,7 @@ struct mrc_cpath {
  *	mrc_fail_losses the path is due for retirement (mrc_cp_late())
  * @late_first_us: send time of the first of them
  * @late_last_us: send time of the latest of them
+ * @late_gen: &mrc_sock.busy_gen when the latest of them was declared lost
  * @late_until_us: once due, when the path will have been silent for three
  *	times its timeout since then, and is retired (0: not due)
  * @late_psn: the packet whose loss made it due, for the undo
@@ -389,6 +390,7 @@ struct mrc_cpstate {
 	u8 late_run;
 	u32 late_first_us;
 	u32 late_last_us;
+	u32 late_gen;
 	u32 late_until_us;
 	u32 late_psn;
 	u32 late_xmit_us;
@@ -637,9 +639,9 @@ struct mrc_stats {
  *	not time out the whole connection
  * @path_rto_idx: the path that has @path_rto_us
  * @rack_xmit_us: send time of the latest-sent packet delivered, on any path
- * @busy_us: send time of the first packet after nothing was outstanding
- *	(the connection was idle): a path's late run older than that may be
- *	old news (mrc_cp_late())
+ * @busy_gen: busy periods so far: it counts the packets sent with nothing
+ *	outstanding (the connection was idle); a path's late run from an
+ *	earlier one may be old news (mrc_cp_late())
  * @late_due_us: the earliest &mrc_cpstate.late_until_us of the paths, or
  *	0: none is due for retirement
  * @delivery_us: when an ACK last acknowledged something new; 0 never
@@ -746,7 +748,7 @@ struct mrc_sock {
 	u32 path_rto_us;
 	u16 path_rto_idx;
 	u32 rack_xmit_us;
-	u32 busy_us;
+	u32 busy_gen;
 	u32 late_due_us;
 	u32 delivery_us;
 	u32 last_trim_us;

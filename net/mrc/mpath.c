@@ -542,6 +542,7 @@ void mrc_cp_late(struct sock *sk, const struct mrc_tx_cb *cb, u32 tmo)
 	struct mrc_sock *msk = mrc_sk(sk);
 	struct mrc_cpstate *cs = &mrc_cp_sts(msk)[cb->pidx];
 	struct mrc_path *p = mrc_cps(msk)->p[cb->pidx].path;
+	u32 until;
 
 	/* A run is the losses of one silence. When the connection went idle
 	 * after the run's latest loss and this packet came more than three
@@ -550,7 +551,7 @@ void mrc_cp_late(struct sock *sk, const struct mrc_tx_cb *cb, u32 tmo)
 	 * credits gets a packet only now and then (mrc_cp_pick()): however
 	 * far apart, its losses in a busy connection make one run.
 	 */
-	if (cs->late_run && mrc_after(msk->busy_us, cs->late_last_us) &&
+	if (cs->late_run && cs->late_gen != msk->busy_gen &&
 	    (s32)(cb->xmit_us - cs->late_last_us) > 3 * (s32)tmo) {
 		cs->late_run = 0;
 		cs->late_until_us = 0;
@@ -559,6 +560,7 @@ void mrc_cp_late(struct sock *sk, const struct mrc_tx_cb *cb, u32 tmo)
 		cs->late_first_us = cb->xmit_us;
 	if (!cs->late_run || mrc_after(cb->xmit_us, cs->late_last_us))
 		cs->late_last_us = cb->xmit_us;
+	cs->late_gen = msk->busy_gen;
 	if (cs->late_run < U8_MAX)
 		cs->late_run++;
 	if (cs->late_run < clamp_t(u32, READ_ONCE(mrc_fail_losses), 1, U8_MAX)) {
@@ -567,13 +569,19 @@ void mrc_cp_late(struct sock *sk, const struct mrc_tx_cb *cb, u32 tmo)
 			mrc_path_count(p, MRC_PC_LATE_KEPT, 1);
 		return;
 	}
-	if (cs->late_until_us)
+	/* The shortest timeout of the run sets the wait: an RTO's is longer
+	 * than the path's own.
+	 */
+	until = (cs->late_first_us + 3 * tmo) | 1;
+	if (!cs->late_until_us) {
+		cs->late_psn = cb->psn;
+		cs->late_xmit_us = cb->xmit_us;
+	} else if (!mrc_before(until, cs->late_until_us)) {
 		return;
-	cs->late_until_us = (cs->late_first_us + 3 * tmo) | 1;
-	cs->late_psn = cb->psn;
-	cs->late_xmit_us = cb->xmit_us;
-	if (!msk->late_due_us || mrc_before(cs->late_until_us, msk->late_due_us))
-		msk->late_due_us = cs->late_until_us;
+	}
+	cs->late_until_us = until;
+	if (!msk->late_due_us || mrc_before(until, msk->late_due_us))
+		msk->late_due_us = until;
 }
 
 /**
@@ -610,9 +618,11 @@ void mrc_cp_late_due(struct sock *sk, u32 now)
 	u32 i, next = 0;
 
 	/* Nothing due, or not yet: no walk over the paths on every ACK. A
-	 * run that ended since only makes the walk below find nothing.
+	 * run that ended since only makes the walk below find nothing. Nor
+	 * while nothing is outstanding: an idle path is not a silent one.
 	 */
-	if (!msk->late_due_us || (s32)(msk->late_due_us - now) > 0)
+	if (!msk->late_due_us || (s32)(msk->late_due_us - now) > 0 ||
+	    !msk->outstanding)
 		return;
 	msk->late_due_us = 0;
 	st = mrc_cp_sts(msk);
@@ -622,7 +632,21 @@ void mrc_cp_late_due(struct sock *sk, u32 now)
 
 		if (!cs->late_until_us)
 			continue;
-		if ((s32)(cs->late_until_us - now) > 0) {
+		/* Retired meanwhile (by another connection), denied, or an
+		 * automatic path waiting out its backoff: when it is back,
+		 * it starts a new run.
+		 */
+		if (!mrc_cp_usable(&mrc_cps(msk)->p[i])) {
+			cs->late_run = 0;
+			cs->late_until_us = 0;
+			continue;
+		}
+		/* Not yet; or the connection went idle since the run's
+		 * latest loss, and the silence goes on only if a loss of
+		 * this busy period says so (mrc_cp_late()).
+		 */
+		if ((s32)(cs->late_until_us - now) > 0 ||
+		    cs->late_gen != msk->busy_gen) {
 			if (!next || mrc_before(cs->late_until_us, next))
 				next = cs->late_until_us;
 			continue;

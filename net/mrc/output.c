@@ -494,7 +494,7 @@ static void mrc_send_new(struct sock *sk, bool probe)
 		cb->psn = msk->snd_nxt++;
 		msk->txq[cb->psn % MRC_WND] = skb;
 		if (!msk->outstanding++)
-			msk->busy_us = now;
+			msk->busy_gen++;
 		msk->inflight_bytes += cb->len;
 		/* The last packet before the window closes or the queue runs
 		 * dry: a delayed ACK would only stall us.
@@ -834,12 +834,24 @@ static void mrc_rto_fired(struct sock *sk)
 			first = false;
 			continue;
 		}
+		if (cb->noroute) {
+			/* A retransmission that found no route again. */
+			mrc_mark_lost(sk, cb);
+			mrc_cp_retire(sk, cb);
+			MRC_INC(sock_net(sk), NO_ROUTE_LOST);
+			first = false;
+			continue;
+		}
 		tmo = max(base, mrc_path_timeout_us(msk, &st[cb->pidx], cb,
 						    hold));
 		if (first || now - cb->xmit_us >= tmo) {
 			cb->via_rto = 1;
 			mrc_mark_lost(sk, cb);
-			mrc_cp_late(sk, cb, tmo);
+			/* The path's own timeout sets how long it must stay
+			 * silent to be retired, not the RTO's.
+			 */
+			mrc_cp_late(sk, cb, mrc_path_timeout_us(msk, &st[cb->pidx],
+								cb, 0) ?: tmo);
 		}
 		first = false;
 	}
