@@ -359,6 +359,9 @@ struct mrc_cpath {
  * @late_gen: &mrc_sock.busy_gen when the latest of them was declared lost
  * @late_until_us: once due, when the path will have been silent for three
  *	times its timeout since then, and is retired (0: not due)
+ * @late_seen_us: once due, a packet sent after this one on another path
+ *	must have been delivered for the retirement: the other paths
+ *	delivered during the silence (its last timeout)
  * @late_psn: the packet whose loss made it due, for the undo
  * @late_xmit_us: its send time
  * @sent: DATA transmissions
@@ -392,6 +395,7 @@ struct mrc_cpstate {
 	u32 late_last_us;
 	u32 late_gen;
 	u32 late_until_us;
+	u32 late_seen_us;
 	u32 late_psn;
 	u32 late_xmit_us;
 	u64 sent;

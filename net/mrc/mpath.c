@@ -580,6 +580,7 @@ void mrc_cp_late(struct sock *sk, const struct mrc_tx_cb *cb, u32 tmo)
 		return;
 	}
 	cs->late_until_us = until;
+	cs->late_seen_us = cs->late_first_us + 2 * tmo;
 	if (!msk->late_due_us || mrc_before(until, msk->late_due_us))
 		msk->late_due_us = until;
 }
@@ -643,10 +644,14 @@ void mrc_cp_late_due(struct sock *sk, u32 now)
 		}
 		/* Not yet; or the connection went idle since the run's
 		 * latest loss, and the silence goes on only if a loss of
-		 * this busy period says so (mrc_cp_late()).
+		 * this busy period says so (mrc_cp_late()); or nothing sent
+		 * on another path during the silence's last timeout has
+		 * been delivered yet: when this host did not run for a
+		 * while, the first ACK it reads is old news.
 		 */
 		if ((s32)(cs->late_until_us - now) > 0 ||
-		    cs->late_gen != msk->busy_gen) {
+		    cs->late_gen != msk->busy_gen ||
+		    !mrc_after(msk->rack_xmit_us, cs->late_seen_us)) {
 			if (!next || mrc_before(cs->late_until_us, next))
 				next = cs->late_until_us;
 			continue;
