@@ -847,10 +847,19 @@ static void mrc_rto_fired(struct sock *sk)
 		if (first || now - cb->xmit_us >= tmo) {
 			cb->via_rto = 1;
 			mrc_mark_lost(sk, cb);
-			/* The path's own timeout sets how long it must stay
-			 * silent to be retired, not the RTO's.
+			/* A second RTO in a row, nothing heard from the peer
+			 * since the first: no path delivers, and those it finds
+			 * packets on are retired, for probes to find out which
+			 * come back (every path is, when all went silent: an
+			 * outage). One RTO may be a stall of this host or the
+			 * peer: its losses only add to the paths' runs, with
+			 * the path's own timeout setting the wait.
 			 */
-			mrc_cp_late(sk, cb, mrc_path_timeout_us(msk, &st[cb->pidx],
+			if (msk->retries >= 2)
+				mrc_cp_retire(sk, cb);
+			else
+				mrc_cp_late(sk, cb,
+					    mrc_path_timeout_us(msk, &st[cb->pidx],
 								cb, 0) ?: tmo);
 		}
 		first = false;
