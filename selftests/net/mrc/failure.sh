@@ -393,7 +393,8 @@ test_congestion() {
 
 # A silent blackhole on one plane mid-transfer: its path is retired once
 # fail_losses of its packets time out, no sooner (the path's late_kept
-# counter grows by at most fail_losses - 1 from the break), no
+# counter grows by at most 2 x (fail_losses - 1) from the break: the
+# blackhole's run, and at most one of the healthy path's before), no
 # other path is retired, and no RTO fires: the paths left carry the
 # retransmissions at once.
 test_blackhole_detect() {
@@ -418,7 +419,11 @@ test_blackhole_detect() {
 	show_deltas "$c"
 	grep -a "assumed-bad" "$tmp/monitor" | sed 's/^/monitor: /'
 	seen_event 3 good assumed-bad loss || { echo "path 3 was not retired"; rc=1; }
-	[ "$kept" -lt "$k" ] || { echo "more than fail_losses - 1 losses kept the path"; rc=1; }
+	# The break's command takes a second under emulation, in which one
+	# run of a healthy path (a delay spike that a delivery ended) may
+	# still come: one such run, and the blackhole's own.
+	[ "$kept" -le $((2 * (k - 1))) ] ||
+		{ echo "losses kept the path in more than two runs"; rc=1; }
 	seen_event "[124]" good assumed-bad loss && { echo "another path was retired"; rc=1; }
 	[ "$(delta "$c" RtoFired)" -eq 0 ] || { echo "an RTO fired"; rc=1; }
 	return "$rc"
