@@ -293,7 +293,8 @@ test_reorder() {
 }
 
 test_undo() {
-	local retired0 undone0 retired undone rc mon data0 wpid dev
+	local retired0 undone0 retired undone rc mon data0 wpid dev n
+	local names="PathTimeLost PathLateKept RackLost RtoFired RetireTrimmed RetireAtFloor" b=()
 
 	both_paths "1 2" || return 1
 	fab_monitor 1 "$tmp/monitor"
@@ -303,13 +304,17 @@ test_undo() {
 	retired0=$(mib PathsRetired)
 	undone0=$(mib RetireUndone)
 	data0=$(mib OutData)
-	# Once data flows, plane 2 holds what it is given for 30 ms (more on
-	# a slow machine, whose RTTs are longer) for 0.3 s: many of its round
-	# trips of silence, while plane 1 delivers. Changing netem's
-	# delay keeps what it holds, which then arrives, late.
+	for n in $names; do b+=("$(mib "$n")"); done
+	# Once data flows, plane 2 holds what it is given for 200 ms (more on
+	# a slow machine, whose RTTs are longer) for 0.3 s: far more than the
+	# three path timeouts of silence that retire it (a timeout is srtt +
+	# 4 rttvar + the reordering window, and rttvar under emulation is
+	# milliseconds: a 30 ms hold often ended first, and the path was
+	# rightly kept), while plane 1 delivers. Changing netem's delay keeps
+	# what it holds, which then arrives, late.
 	{
 		if wait_for 60 data_after "$data0" 1000; then
-			tc "${dev[@]}" delay "$(slow_limit 30)ms" limit 100000
+			tc "${dev[@]}" delay "$(slow_limit 200)ms" limit 100000
 			sleep 0.3
 			tc "${dev[@]}" delay 0 limit 100000
 		fi
@@ -326,6 +331,8 @@ test_undo() {
 	retired=$(($(mib PathsRetired) - retired0))
 	undone=$(($(mib RetireUndone) - undone0))
 	echo "paths retired $retired, retirements undone $undone"
+	for n in $names; do printf '%s +%s ' "$n" $(($(mib "$n") - b[0])); b=("${b[@]:1}"); done
+	echo
 	grep -m 4 "id 2 " "$tmp/monitor" | sed 's/^/monitor: /'
 	[ "$retired" -gt 0 ] && [ "$undone" -gt 0 ] || return 1
 	grep -q "id 2 good -> assumed-bad (loss)" "$tmp/monitor" ||
