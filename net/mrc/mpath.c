@@ -443,10 +443,8 @@ void mrc_cp_on_delivered(struct sock *sk, const struct mrc_tx_cb *cb, u32 now,
 	if (cb->xmits > 1 && tsecr != cb->xmit_us)
 		goto count;
 	/* The path delivered what it was given after its silence began. */
-	if (cs->late_run && !mrc_before(cb->xmit_us, cs->late_first_us)) {
-		cs->late_run = 0;
-		cs->late_until_us = 0;
-	}
+	if (cs->late_run && !mrc_before(cb->xmit_us, cs->late_first_us))
+		mrc_cp_late_end(cs);
 	if (!cs->rack_xmit_us || mrc_after(cb->xmit_us, cs->rack_xmit_us)) {
 		cs->rack_xmit_us = cb->xmit_us;
 		cs->rack_rtt_us = now - cb->xmit_us;
@@ -553,8 +551,7 @@ void mrc_cp_late(struct sock *sk, const struct mrc_tx_cb *cb, u32 tmo)
 	 */
 	if (cs->late_run && cs->late_gen != msk->busy_gen &&
 	    (s32)(cb->xmit_us - cs->late_last_us) > 3 * (s32)tmo) {
-		cs->late_run = 0;
-		cs->late_until_us = 0;
+		mrc_cp_late_end(cs);
 	}
 	if (!cs->late_run)
 		cs->late_first_us = cb->xmit_us;
@@ -601,8 +598,7 @@ void mrc_cp_on_echo(struct sock *sk, u32 i, u32 tsecr)
 
 	if (st && tsecr && st[i].late_run &&
 	    !mrc_before(tsecr, st[i].late_first_us)) {
-		st[i].late_run = 0;
-		st[i].late_until_us = 0;
+		mrc_cp_late_end(&st[i]);
 	}
 }
 
@@ -638,8 +634,7 @@ void mrc_cp_late_due(struct sock *sk, u32 now)
 		 * it starts a new run.
 		 */
 		if (!mrc_cp_usable(&mrc_cps(msk)->p[i])) {
-			cs->late_run = 0;
-			cs->late_until_us = 0;
+			mrc_cp_late_end(cs);
 			continue;
 		}
 		/* Not yet; or the connection went idle since the run's
@@ -726,8 +721,7 @@ void mrc_cp_retire(struct sock *sk, const struct mrc_tx_cb *cb)
 				    USEC_PER_MSEC) | 1;
 	}
 	MRC_INC(net, PATHS_RETIRED);
-	cs->late_run = 0;
-	cs->late_until_us = 0;
+	mrc_cp_late_end(cs);
 	cs->undo = 1;
 	cs->undo_psn = cb->psn;
 	cs->undo_tsval = cb->xmit_us;

@@ -56,6 +56,16 @@ void mrc_cp_refresh(struct sock *sk);
 bool mrc_cp_any_usable(struct sock *sk);
 void mrc_cp_retire(struct sock *sk, const struct mrc_tx_cb *cb);
 void mrc_cp_late(struct sock *sk, const struct mrc_tx_cb *cb, u32 tmo);
+
+/* A path's silence is over, or no longer news: its late run ends, and it
+ * is not due for retirement.
+ */
+static inline void mrc_cp_late_end(struct mrc_cpstate *cs)
+{
+	cs->late_run = 0;
+	cs->late_until_us = 0;
+}
+
 void mrc_cp_late_due(struct sock *sk, u32 now);
 void mrc_cp_on_echo(struct sock *sk, u32 i, u32 tsecr);
 void mrc_cp_undo(struct sock *sk, u32 i, u32 tsecr, u32 cum,

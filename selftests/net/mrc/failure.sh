@@ -292,8 +292,7 @@ test_gray() {
 # from one read of the MIB: a read per counter, each an ip netns exec,
 # takes seconds under emulation, as long as a whole transfer.
 counters() {
-	ip netns exec "$(fab_ns_host 1)" cat /proc/net/mrc_stat |
-		awk -v names=" $* " 'index(names, " " $1 " ") { printf "%s=%s ", $1, $2 }'
+	mrc_mib_read "$(fab_ns_host 1)" "$@"
 }
 
 # delta BEFORE NAME: how much NAME grew since counters printed BEFORE.
@@ -313,17 +312,7 @@ OutData CcLossDecrease InTrimmed"
 # show_deltas BEFORE: "NAME +N" for each counter that BEFORE holds, from
 # one read of the MIB.
 show_deltas() {
-	local now kv n names=()
-
-	for kv in $1; do
-		names+=("${kv%%=*}")
-	done
-	now=$(counters "${names[@]}")
-	for kv in $1; do
-		n=${kv%%=*}
-		printf '%s +%s ' "$n" "$(($(tr ' ' '\n' <<< "$now" | sed -n "s/^$n=//p") - ${kv#*=}))"
-	done
-	echo
+	mrc_mib_deltas "$(fab_ns_host 1)" "$1"
 }
 
 # counted_transfer: start and finish a transfer, with host 1's detector

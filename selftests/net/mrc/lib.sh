@@ -176,6 +176,32 @@ mrc_mib() {
 	ip netns exec "$1" awk -v c="$2" '$1 == c { print $2 }' /proc/net/mrc_stat
 }
 
+# mrc_mib_read NS NAME...: "NAME=VALUE " for each NAME of namespace NS's
+# MIB, from one read (a snapshot to compare with later).
+mrc_mib_read() {
+	local ns=$1
+
+	shift
+	ip netns exec "$ns" cat /proc/net/mrc_stat |
+		awk -v names=" $* " 'index(names, " " $1 " ") { printf "%s=%s ", $1, $2 }'
+}
+
+# mrc_mib_deltas NS BEFORE: "NAME +N" for each counter that the snapshot
+# BEFORE (mrc_mib_read) holds, from one read of the MIB.
+mrc_mib_deltas() {
+	local now kv n names=()
+
+	for kv in $2; do
+		names+=("${kv%%=*}")
+	done
+	now=$(mrc_mib_read "$1" "${names[@]}")
+	for kv in $2; do
+		n=${kv%%=*}
+		printf '%s +%s ' "$n" "$(($(tr ' ' '\n' <<< "$now" | sed -n "s/^$n=//p") - ${kv#*=}))"
+	done
+	echo
+}
+
 # mrc_mib_nonzero NS: the MIB counters of namespace NS that are not zero,
 # on one line (what a failed case shows of what happened).
 mrc_mib_nonzero() {

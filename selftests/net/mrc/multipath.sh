@@ -293,8 +293,7 @@ test_reorder() {
 }
 
 test_undo() {
-	local retired0 undone0 retired undone rc mon data0 wpid dev n
-	local names="PathTimeLost PathLateKept RackLost RtoFired RetireTrimmed RetireAtFloor" b=()
+	local retired0 undone0 retired undone rc mon data0 wpid dev c
 
 	both_paths "1 2" || return 1
 	fab_monitor 1 "$tmp/monitor"
@@ -304,7 +303,8 @@ test_undo() {
 	retired0=$(mib PathsRetired)
 	undone0=$(mib RetireUndone)
 	data0=$(mib OutData)
-	for n in $names; do b+=("$(mib "$n")"); done
+	c=$(mrc_mib_read "$(fab_ns_host 1)" PathTimeLost PathLateKept RackLost \
+		RtoFired RetireTrimmed RetireAtFloor)
 	# Once data flows, plane 2 holds what it is given for 200 ms (more on
 	# a slow machine, whose RTTs are longer) for 0.3 s: far more than the
 	# three path timeouts of silence that retire it (a timeout is srtt +
@@ -331,8 +331,7 @@ test_undo() {
 	retired=$(($(mib PathsRetired) - retired0))
 	undone=$(($(mib RetireUndone) - undone0))
 	echo "paths retired $retired, retirements undone $undone"
-	for n in $names; do printf '%s +%s ' "$n" $(($(mib "$n") - b[0])); b=("${b[@]:1}"); done
-	echo
+	mrc_mib_deltas "$(fab_ns_host 1)" "$c"
 	grep -m 4 "id 2 " "$tmp/monitor" | sed 's/^/monitor: /'
 	[ "$retired" -gt 0 ] && [ "$undone" -gt 0 ] || return 1
 	grep -q "id 2 good -> assumed-bad (loss)" "$tmp/monitor" ||
