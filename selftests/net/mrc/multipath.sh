@@ -305,22 +305,27 @@ test_undo() {
 	data0=$(mib OutData)
 	c=$(mrc_mib_read "$(fab_ns_host 1)" PathTimeLost PathLateKept RackLost \
 		RtoFired RetireTrimmed RetireAtFloor)
-	# Once data flows, plane 2 holds what it is given for 200 ms (more on
-	# a slow machine, whose RTTs are longer) for 0.3 s: far more than the
-	# three path timeouts of silence that retire it (a timeout is srtt +
-	# 4 rttvar + the reordering window, and rttvar under emulation is
-	# milliseconds: a 30 ms hold often ended first, and the path was
-	# rightly kept), while plane 1 delivers. Changing netem's delay keeps
-	# what it holds, which then arrives, late.
+	# Once data flows, plane 2 holds what it is given for 200 ms (800 ms
+	# on a slow machine, whose RTTs are longer) for 0.3 s, while plane 1
+	# delivers. Changing netem's delay keeps what it holds, which then
+	# arrives, late. The hold must outlast three path timeouts of silence
+	# and the delivery of a packet sent on plane 1 after the second (a
+	# 240 ms hold under emulation, where a loaded plane's RTT reaches tens
+	# of ms, was too short in 2 runs of 16), and the late packets must
+	# reach a connection that is still open, or nothing can undo the
+	# retirement: the hold starts early (after 300 of some 29,000
+	# packets at MTU 1500), and the transfer lasts seconds (an 800 ms
+	# hold starting after 1,000 of 14,500 packets outlasted the transfer
+	# in 2 runs of 6).
 	{
-		if wait_for 60 data_after "$data0" 1000; then
+		if wait_for 60 data_after "$data0" 300; then
 			tc "${dev[@]}" delay "$(slow_limit 200)ms" limit 100000
 			sleep 0.3
 			tc "${dev[@]}" delay 0 limit 100000
 		fi
 	} &
 	wpid=$!
-	mp_transfer -l 64K -n 300
+	mp_transfer -l 64K -n 600
 	rc=$?
 	wait "$wpid"
 	fab_link_clear 1 2 up
@@ -716,7 +721,7 @@ test_delete() {
 		fi
 	} &
 	wpid=$!
-	mp_transfer -l 64K -n 300 || rc=1
+	mp_transfer -l 64K -n 600 || rc=1
 	wait "$wpid"
 	wait "$dpid" || { echo "path 2 was not deleted"; cat "$tmp/delete.log"; rc=1; }
 	fab_link_clear 1 2 up
