@@ -59,8 +59,10 @@
  */
 #define MRC_BACKOFF_MAX		20
 
-/* The reordering window grows to at most this many quarters of srtt. */
-#define MRC_REO_MULT_MAX	16
+/* A path's reordering window grows by at most this many quarters of its
+ * srtt, to four srtts.
+ */
+#define MRC_REO_STEPS_MAX	15
 
 /* Default of net.mrc.outage_timeout_ms: how long a connection with no
  * usable path waits for one before ETIMEDOUT.
@@ -346,6 +348,11 @@ struct mrc_cpath {
  * @rack_rtt_us: RTT of that packet
  * @loss_recover: a loss on this path reduces the window again only once
  *	&mrc_sock.snd_una passes this PSN
+ * @lost_xmit_us: send time of the latest-sent packet declared lost on it
+ * @reo_steps: quarters of srtt its reordering window has grown by: one
+ *	each time a copy of a packet declared lost on it arrived after all
+ * @reo_recoveries: window reductions for loss on it since @reo_steps last
+ *	grew
  * @undo: this connection retired the path, and proof that the packet
  *	whose loss did it arrived would undo that (mrc_cp_undo())
  * @undo_psn: the PSN of that packet
@@ -386,6 +393,9 @@ struct mrc_cpstate {
 	u32 rack_xmit_us;
 	u32 rack_rtt_us;
 	u32 loss_recover;
+	u32 lost_xmit_us;
+	u8 reo_steps;
+	u8 reo_recoveries;
 	bool undo;
 	u32 undo_psn;
 	u32 undo_tsval;
@@ -459,6 +469,9 @@ struct mrc_cpaths {
  *	MRC_PIDX_NONE once that path left the connection's set (the
  *	packet is then lost, and any news of it concerns no path)
  * @xmits: number of transmissions
+ * @lost_xmit_us: send time of the latest copy declared lost
+ * @lost_pidx: the path entry of that copy, or MRC_PIDX_NONE: none was
+ *	declared lost since the connection's view of its paths was built
  * @lost: declared lost and not retransmitted since
  * @via_rto: was declared lost by a retransmission timeout
  * @ack_req: its next transmission asks for an immediate ACK
@@ -480,6 +493,8 @@ struct mrc_tx_cb {
 	u32 xmit_us;
 	u16 len;
 	u16 pidx;
+	u32 lost_xmit_us;
+	u16 lost_pidx;
 	u8 xmits;
 	u8 lost:1,
 	   via_rto:1,
@@ -651,9 +666,6 @@ struct mrc_stats {
  * @delivery_us: when an ACK last acknowledged something new; 0 never
  * @last_trim_us: when a NACK(TRIMMED) last came; 0 never
  * @trim_cut_us: when a trim last cut the window; 0 never
- * @reo_mult: reordering window in quarters of srtt; grows on each ACK
- *	reporting a duplicate (a spurious retransmission)
- * @reo_recoveries: window reductions for loss since @reo_mult last grew
  * @backoff: RTO doublings since the last progress
  * @retries: timeouts since the peer was last heard
  * @rto_deadline: jiffies at which the RTO expires (the timer may fire
@@ -757,8 +769,6 @@ struct mrc_sock {
 	u32 delivery_us;
 	u32 last_trim_us;
 	u32 trim_cut_us;
-	u8 reo_mult;
-	u8 reo_recoveries;
 	u8 backoff;
 	u8 retries;
 	unsigned long rto_deadline;

@@ -169,10 +169,12 @@ void mrc_cc_on_loss(struct sock *sk, u32 pidx)
 			n++;
 	MRC_INC(sock_net(sk), CC_LOSS_DECREASE);
 	mrc_cc_reduce(msk, msk->cwnd - msk->cwnd / (2 * max_t(u32, n, 1)));
-	/* After 16 recoveries without a spurious one, back to a quarter. */
-	if (++msk->reo_recoveries >= 16) {
-		msk->reo_recoveries = 0;
-		msk->reo_mult = 1;
+	/* After 16 recoveries on the path without a late arrival, its
+	 * reordering window is back to a quarter of its srtt.
+	 */
+	if (++cs->reo_recoveries >= 16) {
+		cs->reo_recoveries = 0;
+		cs->reo_steps = 0;
 	}
 }
 

@@ -171,7 +171,6 @@ void mrc_conn_init(struct sock *sk)
 	msk->rto_us = mrc_rto_init_ms * USEC_PER_MSEC;
 	msk->peer_rwnd = U32_MAX;
 	msk->rcv_scale = MRC_RCV_SCALE_INIT;
-	msk->reo_mult = 1;
 }
 
 /**

@@ -469,12 +469,12 @@ static void mrc_rcv_ack(struct sock *sk, struct sk_buff *skb)
 		MRC_INC(net, ECN_ECHOED);
 	}
 	if (flags & MRC_F_DUP) {
-		/* A retransmission was spurious: allow more reordering, as
-		 * RACK does on a DSACK (RFC 8985, 6.2).
+		/* A retransmission was spurious: the path of the copy that
+		 * came late may allow more reordering.
 		 */
 		MRC_INC(net, SPURIOUS_RETRANS);
-		msk->reo_mult = min_t(u8, msk->reo_mult + 1, MRC_REO_MULT_MAX);
-		msk->reo_recoveries = 0;
+		if (p >= 0)
+			mrc_cp_on_dup(sk, p, tsecr);
 		mrc_cc_on_spurious(sk);
 	}
 	/* A DUP ACK echoes the clock of a packet that was not needed, which

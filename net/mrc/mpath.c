@@ -325,6 +325,8 @@ void mrc_cp_refresh(struct sock *sk)
 		if (!skb)
 			continue;
 		cb = MRC_TX_CB(skb);
+		/* Entries move: which copy was lost where is forgotten. */
+		cb->lost_pidx = MRC_PIDX_NONE;
 		if (cb->pidx == MRC_PIDX_NONE)
 			continue;	/* lost with an earlier path */
 		j = mrc_cp_find(cps, old->p[cb->pidx].id);
@@ -430,6 +432,12 @@ void mrc_cp_on_delivered(struct sock *sk, const struct mrc_tx_cb *cb, u32 now,
 	if (!cb->lost && cs->inflight)
 		cs->inflight--;
 	WRITE_ONCE(cs->acked, cs->acked + 1);
+	/* The ACK that first covers the packet echoes the copy declared
+	 * lost: that copy was late, not lost (it filled the hole before any
+	 * other copy came).
+	 */
+	if (cb->lost_pidx != MRC_PIDX_NONE && tsecr == cb->lost_xmit_us)
+		mrc_cp_reordered(&mrc_cp_sts(msk)[cb->lost_pidx]);
 	cs->last_ack_us = now;
 	cp->bad_count = 0;
 	/* A retransmission is a RACK reference only if the ACK echoes its
@@ -499,13 +507,22 @@ void mrc_cp_on_unsent(struct sock *sk, const struct mrc_tx_cb *cb)
  * mrc_cp_on_lost() - a packet was declared lost on its path
  * @sk: the socket, locked
  * @cb: the packet, just marked lost
+ *
+ * The packet remembers which copy was declared lost, and the path the
+ * latest of its packets declared lost: if that copy arrives after all,
+ * the path's reordering window grows (mrc_cp_on_delivered(), and
+ * mrc_cp_on_dup() for a copy that arrived as a duplicate).
  */
-void mrc_cp_on_lost(struct sock *sk, const struct mrc_tx_cb *cb)
+void mrc_cp_on_lost(struct sock *sk, struct mrc_tx_cb *cb)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
 	struct mrc_cpstate *cs = &mrc_cp_sts(msk)[cb->pidx];
 	struct mrc_path *p = mrc_cps(msk)->p[cb->pidx].path;
 
+	cb->lost_pidx = cb->pidx;
+	cb->lost_xmit_us = cb->xmit_us;
+	if (!cs->lost_xmit_us || mrc_after(cb->xmit_us, cs->lost_xmit_us))
+		cs->lost_xmit_us = cb->xmit_us;
 	if (cs->inflight)
 		cs->inflight--;
 	WRITE_ONCE(cs->losses, cs->losses + 1);
@@ -600,6 +617,27 @@ void mrc_cp_on_echo(struct sock *sk, u32 i, u32 tsecr)
 	    !mrc_before(tsecr, st[i].late_first_us)) {
 		mrc_cp_late_end(&st[i]);
 	}
+}
+
+/**
+ * mrc_cp_on_dup() - an ACK says the peer received a packet twice
+ * @sk: the socket, locked
+ * @i: the entry of the path the duplicate copy was sent on
+ * @tsecr: the send time of that copy
+ *
+ * The duplicate is either a copy declared lost on the path that arrived
+ * after its retransmission (the path reorders more than its window
+ * allowed), or a retransmission that arrived after the copy it replaced
+ * (whose ACK told mrc_cp_on_delivered() of that copy's path already). A
+ * copy sent no later than the latest packet declared lost on its path is
+ * taken for the first kind.
+ */
+void mrc_cp_on_dup(struct sock *sk, u32 i, u32 tsecr)
+{
+	struct mrc_cpstate *st = mrc_cp_sts(mrc_sk(sk));
+
+	if (st && st[i].lost_xmit_us && !mrc_after(tsecr, st[i].lost_xmit_us))
+		mrc_cp_reordered(&st[i]);
 }
 
 /**
@@ -807,8 +845,7 @@ void mrc_cp_undo(struct sock *sk, u32 i, u32 tsecr, u32 cum,
 		if (cp->bad_count)
 			cp->bad_count--;
 	}
-	msk->reo_mult = min_t(u8, msk->reo_mult + 1, MRC_REO_MULT_MAX);
-	msk->reo_recoveries = 0;
+	mrc_cp_reordered(cs);
 	MRC_INC(net, RETIRE_UNDONE);
 }
 

@@ -24,15 +24,16 @@ static inline struct mrc_cpstate *mrc_cp_sts(struct mrc_sock *msk)
 					 lockdep_sock_is_held(&msk->sk));
 }
 
-/* The reordering window of a path: reo_mult quarters of its srtt (the
- * connection's before the path has a sample), at least a jiffy.
+/* The reordering window of a path: 1 + reo_steps quarters of its srtt
+ * (the connection's before the path has a sample), at least a jiffy. It
+ * is the path's own: reordering on one path says nothing of another.
  */
 static inline u32 mrc_reo_wnd_us(const struct mrc_sock *msk,
 				 const struct mrc_cpstate *cs)
 {
 	u32 srtt = cs->srtt_us ?: msk->srtt_us;
 
-	return max_t(u32, srtt / 4 * msk->reo_mult, jiffies_to_usecs(1));
+	return max_t(u32, srtt / 4 * (1 + cs->reo_steps), jiffies_to_usecs(1));
 }
 
 /* The path for the next DATA packet (see choose.c), or -1. */
@@ -66,14 +67,25 @@ static inline void mrc_cp_late_end(struct mrc_cpstate *cs)
 	cs->late_until_us = 0;
 }
 
+/* A copy of a packet declared lost on the path arrived after all: the
+ * path reorders more than its window allowed. The window grows by a
+ * quarter of its srtt, as RACK's does on a DSACK (RFC 8985, 6.2).
+ */
+static inline void mrc_cp_reordered(struct mrc_cpstate *cs)
+{
+	cs->reo_steps = min_t(u8, cs->reo_steps + 1, MRC_REO_STEPS_MAX);
+	cs->reo_recoveries = 0;
+}
+
 void mrc_cp_late_due(struct sock *sk, u32 now);
 void mrc_cp_on_echo(struct sock *sk, u32 i, u32 tsecr);
+void mrc_cp_on_dup(struct sock *sk, u32 i, u32 tsecr);
 void mrc_cp_undo(struct sock *sk, u32 i, u32 tsecr, u32 cum,
 		 const unsigned long *sack);
 void mrc_cp_on_xmit(struct sock *sk, struct mrc_tx_cb *cb, u32 i, u32 now);
 void mrc_cp_on_delivered(struct sock *sk, const struct mrc_tx_cb *cb, u32 now,
 			 bool ce, u32 tsecr);
-void mrc_cp_on_lost(struct sock *sk, const struct mrc_tx_cb *cb);
+void mrc_cp_on_lost(struct sock *sk, struct mrc_tx_cb *cb);
 void mrc_cp_on_trimmed(struct sock *sk, const struct mrc_tx_cb *cb);
 void mrc_cp_on_unsent(struct sock *sk, const struct mrc_tx_cb *cb);
 void mrc_cp_on_rtt(struct sock *sk, u32 i, u32 rtt_us);
