@@ -342,15 +342,15 @@ struct mrc_cpath {
  * @inflight: packets whose latest transmission took this path, not yet
  *	delivered or declared lost
  * @ecn_frac: EWMA of the fraction of ACKs echoing CE, in 1/1024
- * @last_send_us: time of the latest transmission on the path
- * @last_ack_us: time of the latest acknowledgment of a packet sent on it
  * @rack_xmit_us: send time of the latest-sent packet on it delivered
  * @rack_rtt_us: RTT of that packet
  * @loss_recover: a loss on this path reduces the window again only once
  *	&mrc_sock.snd_una passes this PSN
  * @lost_xmit_us: send time of the latest-sent packet declared lost on it
  * @reo_steps: quarters of srtt its reordering window has grown by: one
- *	each time a copy of a packet declared lost on it arrived after all
+ *	each time a copy of a packet declared lost on it arrived after all,
+ *	at most once per srtt of the path
+ * @reo_grown_us: when @reo_steps last grew
  * @reo_recoveries: window reductions for loss on it since @reo_steps last
  *	grew
  * @undo: this connection retired the path, and proof that the packet
@@ -388,8 +388,6 @@ struct mrc_cpstate {
 	u32 min_rtt_us;
 	u32 inflight;
 	u32 ecn_frac;
-	u32 last_send_us;
-	u32 last_ack_us;
 	u32 rack_xmit_us;
 	u32 rack_rtt_us;
 	u32 loss_recover;
@@ -397,6 +395,7 @@ struct mrc_cpstate {
 	u8 reo_steps;
 	u8 reo_recoveries;
 	bool undo;
+	u32 reo_grown_us;
 	u32 undo_psn;
 	u32 undo_tsval;
 	u32 undo_retired_us;

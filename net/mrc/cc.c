@@ -174,7 +174,7 @@ void mrc_cc_on_loss(struct sock *sk, u32 pidx)
 	 */
 	if (++cs->reo_recoveries >= 16) {
 		cs->reo_recoveries = 0;
-		cs->reo_steps = 0;
+		WRITE_ONCE(cs->reo_steps, 0);
 	}
 }
 

@@ -384,7 +384,6 @@ void mrc_cp_on_xmit(struct sock *sk, struct mrc_tx_cb *cb, u32 i, u32 now)
 
 	cb->pidx = i;
 	cs->inflight++;
-	cs->last_send_us = now;
 	WRITE_ONCE(cs->sent, cs->sent + 1);
 	WRITE_ONCE(cs->bytes, cs->bytes + cb->len);
 	if (cb->xmits > 1)
@@ -437,8 +436,7 @@ void mrc_cp_on_delivered(struct sock *sk, const struct mrc_tx_cb *cb, u32 now,
 	 * other copy came).
 	 */
 	if (cb->lost_pidx != MRC_PIDX_NONE && tsecr == cb->lost_xmit_us)
-		mrc_cp_reordered(&mrc_cp_sts(msk)[cb->lost_pidx]);
-	cs->last_ack_us = now;
+		mrc_cp_reordered(&mrc_cp_sts(msk)[cb->lost_pidx], now);
 	cp->bad_count = 0;
 	/* A retransmission is a RACK reference only if the ACK echoes its
 	 * own timestamp. Otherwise an earlier copy may be what arrived:
@@ -637,7 +635,7 @@ void mrc_cp_on_dup(struct sock *sk, u32 i, u32 tsecr)
 	struct mrc_cpstate *st = mrc_cp_sts(mrc_sk(sk));
 
 	if (st && st[i].lost_xmit_us && !mrc_after(tsecr, st[i].lost_xmit_us))
-		mrc_cp_reordered(&st[i]);
+		mrc_cp_reordered(&st[i], mrc_now_us());
 }
 
 /**
@@ -845,7 +843,7 @@ void mrc_cp_undo(struct sock *sk, u32 i, u32 tsecr, u32 cum,
 		if (cp->bad_count)
 			cp->bad_count--;
 	}
-	mrc_cp_reordered(cs);
+	mrc_cp_reordered(cs, mrc_now_us());
 	MRC_INC(net, RETIRE_UNDONE);
 }
 
@@ -864,13 +862,14 @@ void mrc_cp_on_rtt(struct sock *sk, u32 i, u32 rtt_us)
 
 	rtt_us = max_t(u32, rtt_us, 1);
 	if (!cs->srtt_us) {
-		cs->rttvar_us = rtt_us / 2;
+		WRITE_ONCE(cs->rttvar_us, rtt_us / 2);
 		WRITE_ONCE(cs->srtt_us, rtt_us);
 		WRITE_ONCE(cs->min_rtt_us, rtt_us);
 	} else {
 		u32 delta = abs((s32)(cs->srtt_us - rtt_us));
 
-		cs->rttvar_us = cs->rttvar_us - cs->rttvar_us / 4 + delta / 4;
+		WRITE_ONCE(cs->rttvar_us,
+			   cs->rttvar_us - cs->rttvar_us / 4 + delta / 4);
 		WRITE_ONCE(cs->srtt_us, cs->srtt_us - cs->srtt_us / 8 + rtt_us / 8);
 		if (rtt_us < cs->min_rtt_us)
 			WRITE_ONCE(cs->min_rtt_us, rtt_us);

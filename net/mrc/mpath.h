@@ -24,16 +24,20 @@ static inline struct mrc_cpstate *mrc_cp_sts(struct mrc_sock *msk)
 					 lockdep_sock_is_held(&msk->sk));
 }
 
-/* The reordering window of a path: 1 + reo_steps quarters of its srtt
- * (the connection's before the path has a sample), at least a jiffy. It
- * is the path's own: reordering on one path says nothing of another.
+/* A reordering window of 1 + @steps quarters of @srtt, at least a jiffy. */
+static inline u32 mrc_reo_wnd(u32 srtt, u8 steps)
+{
+	return max_t(u32, srtt / 4 * (1 + steps), jiffies_to_usecs(1));
+}
+
+/* The reordering window of a path: the connection's srtt stands in for
+ * the path's before the path has a sample. It is the path's own:
+ * reordering on one path says nothing of another.
  */
 static inline u32 mrc_reo_wnd_us(const struct mrc_sock *msk,
 				 const struct mrc_cpstate *cs)
 {
-	u32 srtt = cs->srtt_us ?: msk->srtt_us;
-
-	return max_t(u32, srtt / 4 * (1 + cs->reo_steps), jiffies_to_usecs(1));
+	return mrc_reo_wnd(cs->srtt_us ?: msk->srtt_us, cs->reo_steps);
 }
 
 /* The path for the next DATA packet (see choose.c), or -1. */
@@ -69,12 +73,18 @@ static inline void mrc_cp_late_end(struct mrc_cpstate *cs)
 
 /* A copy of a packet declared lost on the path arrived after all: the
  * path reorders more than its window allowed. The window grows by a
- * quarter of its srtt, as RACK's does on a DSACK (RFC 8985, 6.2).
+ * quarter of its srtt, as RACK's does on a DSACK, and at most once per
+ * srtt (RFC 8985, 6.2 step 4): the copies of one late burst, declared
+ * lost together, are one piece of evidence, not many.
  */
-static inline void mrc_cp_reordered(struct mrc_cpstate *cs)
+static inline void mrc_cp_reordered(struct mrc_cpstate *cs, u32 now)
 {
-	cs->reo_steps = min_t(u8, cs->reo_steps + 1, MRC_REO_STEPS_MAX);
 	cs->reo_recoveries = 0;
+	if (cs->reo_steps && (s32)(now - cs->reo_grown_us) < (s32)cs->srtt_us)
+		return;
+	WRITE_ONCE(cs->reo_steps,
+		   min_t(u8, cs->reo_steps + 1, MRC_REO_STEPS_MAX));
+	cs->reo_grown_us = now;
 }
 
 void mrc_cp_late_due(struct sock *sk, u32 now);

@@ -13,6 +13,7 @@
 
 #include "cc.h"
 #include "mib.h"
+#include "mpath.h"
 #include "netlink.h"
 #include "path.h"
 #include "probe.h"
@@ -599,9 +600,11 @@ static int mrc_nl_probe(struct sk_buff *skb, struct genl_info *info)
 /* The sending state of a path of a connection that has sent nothing. */
 static const struct mrc_cpstate mrc_nl_unsent;
 
-static int mrc_nl_put_cpath(struct sk_buff *msg, const struct mrc_cpath *cp,
+static int mrc_nl_put_cpath(struct sk_buff *msg, const struct mrc_sock *msk,
+			    const struct mrc_cpath *cp,
 			    const struct mrc_cpstate *cs)
 {
+	u32 srtt = READ_ONCE(cs->srtt_us);
 	struct nlattr *nest, *stats;
 	u8 state = MRC_PATH_GOOD;
 
@@ -629,7 +632,11 @@ static int mrc_nl_put_cpath(struct sk_buff *msg, const struct mrc_cpath *cp,
 			      MRC_PS_UNSPEC) ||
 	    nla_put_u64_64bit(msg, MRC_PS_LOSSES, READ_ONCE(cs->losses),
 			      MRC_PS_UNSPEC) ||
-	    nla_put_u32(msg, MRC_PS_SRTT_US, READ_ONCE(cs->srtt_us)) ||
+	    nla_put_u32(msg, MRC_PS_SRTT_US, srtt) ||
+	    nla_put_u32(msg, MRC_PS_RTTVAR_US, READ_ONCE(cs->rttvar_us)) ||
+	    nla_put_u32(msg, MRC_PS_REO_WND_US,
+			mrc_reo_wnd(srtt ?: READ_ONCE(msk->srtt_us),
+				    READ_ONCE(cs->reo_steps))) ||
 	    nla_put_u32(msg, MRC_PS_MIN_RTT_US, READ_ONCE(cs->min_rtt_us)) ||
 	    nla_put_u32(msg, MRC_PS_INFLIGHT, READ_ONCE(cs->inflight)) ||
 	    nla_put_u32(msg, MRC_PS_ECN_FRAC, READ_ONCE(cs->ecn_frac)))
@@ -658,7 +665,7 @@ static int mrc_nl_put_cpaths(struct sk_buff *msg, struct mrc_sock *msk,
 	    (cps->is_auto && nla_put_flag(msg, MRC_CA_AUTO)))
 		return -EMSGSIZE;
 	for (; *next < cps->nr; (*next)++)
-		if (mrc_nl_put_cpath(msg, &cps->p[*next],
+		if (mrc_nl_put_cpath(msg, msk, &cps->p[*next],
 				     st ? &st[*next] : &mrc_nl_unsent))
 			return -EMSGSIZE;
 	return 0;

@@ -255,6 +255,8 @@ static const struct {
 	{ MRC_PS_PROBES, "probes", "probes", "" },
 	{ MRC_PS_STATE_CHANGES, "state_changes", "state_changes", "" },
 	{ MRC_PS_SRTT_US, "srtt_us", "srtt", "us" },
+	{ MRC_PS_RTTVAR_US, "rttvar_us", "rttvar", "us" },
+	{ MRC_PS_REO_WND_US, "reo_wnd_us", "reo_wnd", "us" },
 	{ MRC_PS_MIN_RTT_US, "min_rtt_us", "min_rtt", "us" },
 	{ MRC_PS_INFLIGHT, "inflight", "inflight", "" },
 };
@@ -286,6 +288,8 @@ void print_path_stats(const struct nlattr *nest, enum print_type t,
 		[MRC_PS_BYTES_SENT] = sizeof(u64),
 		[MRC_PS_STATE_CHANGES] = sizeof(u64),
 		[MRC_PS_LATE_KEPT] = sizeof(u64),
+		[MRC_PS_REO_WND_US] = sizeof(u32),
+		[MRC_PS_RTTVAR_US] = sizeof(u32),
 	};
 	const struct nlattr *tb[MRC_PS_MAX + 1], *c;
 	char fmt[48];

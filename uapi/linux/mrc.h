@@ -262,6 +262,8 @@ enum mrc_path_stat_attr {
 	MRC_PS_BYTES_SENT,	/* u64: payload bytes sent */
 	MRC_PS_STATE_CHANGES,	/* u64: state changes (namespace only) */
 	MRC_PS_LATE_KEPT,	/* u64: timeouts that left it good (namespace) */
+	MRC_PS_REO_WND_US,	/* u32: reordering window, connection only */
+	MRC_PS_RTTVAR_US,	/* u32: RTT variation, connection only */
 
 	__MRC_PS_MAX,
 };

@@ -470,6 +470,11 @@ for c in ends:
 	      c["dport"], c["nr_paths"], c["auto"], sent, retrans, c["pkts_retrans"]))
 	ok &= c["auto"] is True and c["nr_paths"] == n and ids == list(range(n))
 	ok &= all(p["state"] == "good" and p["stats"]["inflight"] == 0 for p in c["paths"])
+	# Each path has its RTT variation and a reordering window of at
+	# least a quarter of its srtt (a jiffy at least, before a sample).
+	ok &= all("rttvar_us" in p["stats"] and
+		  p["stats"]["reo_wnd_us"] >= max(p["stats"]["srtt_us"] // 4, 1)
+		  for p in c["paths"])
 	ok &= retrans == c["pkts_retrans"]
 client = [c for c in ends if c["dport"] == 7003]
 ok &= len(client) == 1 and sum(p["stats"]["sent"] for p in client[0]["paths"]) > 0

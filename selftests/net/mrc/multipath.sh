@@ -15,6 +15,9 @@
 #  - reordering: paths of 1 ms and 20 ms at once cause no spurious
 #    retransmissions (< 1% of packets; nothing is lost, so every
 #    retransmission would be spurious);
+#  - reordering per path: jitter on one of four planes (20 ms +- 10 ms)
+#    widens that path's reordering window (mrc conn show -s reo_wnd) by
+#    more than the in-order planes' windows grew;
 #  - a path late, not dead (netem holds one plane's packets 30 ms for
 #    0.3 s, mid-transfer): the path's packets time out in a row and it is
 #    retired, and when the late packets arrive the retirement is undone
@@ -290,6 +293,67 @@ test_reorder() {
 	echo "$data DATA packets sent, $retr retransmitted; in order: $(mib InOutOfOrder) (host 1)"
 	[ $((retr * 100)) -lt "$data" ] || mib_nonzero
 	[ "$data" -gt 0 ] && [ $((retr * 100)) -lt "$data" ]
+}
+
+# conn_reo: "id srtt_us reo_wnd_us quarters" per path of host 1's
+# connection to host 2, from $tmp/conns.json, where quarters is the
+# window in quarters of the path's srtt (1 until it has grown).
+conn_reo() {
+	python3 - "$tmp/conns.json" "$H2_ADDR" <<'EOF'
+import ipaddress, json, sys
+conns = json.load(open(sys.argv[1]))
+if isinstance(conns, dict):
+    conns = conns.get("connections", [conns])
+peer = ipaddress.ip_address(sys.argv[2])
+for c in conns:
+    if ipaddress.ip_address(c["daddr"]) != peer or "paths" not in c:
+        continue
+    for p in c["paths"]:
+        st = p["stats"]
+        if "reo_wnd_us" not in st:
+            sys.exit("no reo_wnd_us in mrc conn show")
+        q = st["reo_wnd_us"] / max(st["srtt_us"] / 4, 1)
+        print(p["id"], st["srtt_us"], st["reo_wnd_us"], "%.1f" % q)
+    sys.exit(0)
+sys.exit("no connection to %s in mrc conn show" % sys.argv[2])
+EOF
+}
+
+# Reordering on one plane is that plane's own: netem's jitter reorders
+# plane 2's packets (20 ms +- 10 ms), and the copies its loss detection
+# declared lost too early arrive after all, which widens its reordering
+# window; planes 1, 3 and 4 delay as much, in order. With one window
+# shared by the connection's paths, all four would be equal. The in-order
+# planes are not required to stay at one quarter: a stall of the guest
+# delivers their packets late in bursts too (each burst is at most one
+# step, since the window grows at most once per srtt), so the case
+# compares plane 2 with them. The windows are 20 ms-scale, well above the
+# one-jiffy floor.
+test_reorder_path() {
+	local rc k
+
+	both_paths "1 2 3 4" || return 1
+	for k in 1 3 4; do
+		fab_link_qdisc 1 "$k" up netem delay 20ms limit 10000 || return 1
+	done
+	fab_link_qdisc 1 2 up netem delay 20ms 10ms limit 10000 || return 1
+	mp_transfer -l 64K -n 200
+	rc=$?
+	for k in 1 2 3 4; do
+		fab_link_clear 1 "$k" up
+	done
+	[ "$rc" -eq 0 ] || return 1
+	conn_reo > "$tmp/reo" || return 1
+	sed 's/^/path srtt_us reo_wnd_us quarters: /' "$tmp/reo"
+	# Grown by a step at least, and by more than each in-order path's.
+	# shellcheck disable=SC2016 # awk's own fields
+	if ! awk '$1 == 2 { j = $4 } $1 != 2 && $4 > o { o = $4 }
+		END { exit !(j != "" && o != "" && j >= 1.9 && j > o + 0.5) }' \
+		"$tmp/reo"; then
+		echo "path 2's window did not outgrow the in-order paths'"
+		mib_nonzero
+		return 1
+	fi
 }
 
 test_undo() {
@@ -761,7 +825,7 @@ EOF2
 	return "$rc"
 }
 
-ktap_begin 11
+ktap_begin 12
 echo "# seed $SEED (MRC_SEED=$SEED repeats it)"
 if ! fab_up 2 4; then
 	echo "# the fabric could not be built"
@@ -772,6 +836,7 @@ H2_ADDR=$(fab_host_addr 2)
 run_test "8 equal paths carry 12.5% +- 3% each" test_balance
 run_test "SRH segment list, source port, flow label per path; DATA DSCP" test_wire
 run_test "1 ms and 20 ms paths: under 1% retransmitted" test_reorder
+run_test "jitter on one plane widens only its path's reordering window" test_reorder_path
 run_test "a path late, not dead: its retirement is undone" test_undo
 run_test "a CE-marking plane gets under half the others' share" test_ecn
 run_test "automatic set: 16 entropy-only paths" test_auto
