@@ -77,6 +77,7 @@ static const char * const mrc_mib_names[] = {
 	[MRC_MIB_DROP_PSN_WINDOW] = "DropPsnWindow",
 	[MRC_MIB_DROP_BAD_MSG] = "DropBadMsg",
 	[MRC_MIB_DROP_RCVBUF] = "DropRcvbuf",
+	[MRC_MIB_DROP_ZERO_WND] = "DropZeroWindow",
 	[MRC_MIB_DROP_MEM_LIMIT] = "DropMemLimit",
 	[MRC_MIB_DROP_BACKLOG] = "DropBacklog",
 	[MRC_MIB_DROP_LISTEN_OVERFLOW] = "DropListenOverflow",

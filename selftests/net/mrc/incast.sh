@@ -171,7 +171,8 @@ print(q["trimmed"], q["data_drops"], q["header_drops"])' "$tmp/q.json")"
 	[ "$rx_trim" -eq "$trimmed" ] ||
 		{ echo "the receiver saw $rx_trim trimmed packets, the switch trimmed $trimmed"; return 1; }
 	# A packet dropped for want of receive memory is NACKed too.
-	nobuf=$(($(mib "$RX" DropRcvbuf) + $(mib "$RX" DropMemLimit)))
+	nobuf=$(($(mib "$RX" DropRcvbuf) + $(mib "$RX" DropMemLimit) +
+		$(mib "$RX" DropZeroWindow)))
 	if [ "$rx_nack" -le "$nobuf" ] || [ "$((rx_nack - nobuf))" -gt "$rx_trim" ]; then
 		echo "NACKs sent: $rx_nack for $rx_trim trims and $nobuf packets without memory"
 		return 1
