@@ -37,6 +37,7 @@
 #include <linux/swap.h>
 
 #include "mem.h"
+#include "mib.h"
 #include "mrc_compat.h"
 #include "pernet.h"
 
@@ -52,9 +53,14 @@ static int mrc_wmem_min = PAGE_SIZE;
 static struct ctl_table_header *mrc_mem_sysctl;
 static struct proto *mrc_mem_prot;
 
+/* The kernel calls this at every charge over the pressure mark; the
+ * counter counts the entries. It leaves pressure below the min by itself
+ * (sk_leave_memory_pressure()).
+ */
 static void mrc_enter_memory_pressure(struct sock *sk)
 {
-	WRITE_ONCE(mrc_memory_pressure, 1);
+	if (!xchg(&mrc_memory_pressure, 1))
+		MRC_INC(sock_net(sk), MEM_PRESSURE);
 }
 
 /**

@@ -98,6 +98,7 @@ static const char * const mrc_mib_names[] = {
 	[MRC_MIB_TX_ERRORS] = "TxErrors",
 	[MRC_MIB_TX_NO_PATH] = "TxNoPath",
 	[MRC_MIB_SEND_MEM_LIMIT] = "SendMemLimit",
+	[MRC_MIB_MEM_PRESSURE] = "MemPressure",
 };
 
 static_assert(ARRAY_SIZE(mrc_mib_names) == MRC_MIB_MAX);
