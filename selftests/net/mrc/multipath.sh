@@ -146,8 +146,9 @@ mp_transfer() {
 	fi
 }
 
-# conn_paths: "id sent retrans state" per path of host 1's connection to
-# host 2, from $tmp/conns.json; the first line is "nr auto".
+# conn_paths: "id sent retrans state srtt_us reo_wnd_us" per path of host
+# 1's connection to host 2, from $tmp/conns.json; the first line is "nr
+# auto".
 conn_paths() {
 	python3 - "$tmp/conns.json" "$H2_ADDR" <<'EOF'
 import ipaddress, json, sys
@@ -169,7 +170,8 @@ for c in conns:
     for p in c["paths"]:
         st = p.get("stats", p)
         print(p["id"], st.get("pkts_sent", st.get("sent", 0)),
-              st.get("pkts_retrans", st.get("retrans", 0)), p.get("state", "?"))
+              st.get("pkts_retrans", st.get("retrans", 0)), p.get("state", "?"),
+              st.get("srtt_us", 0), st.get("reo_wnd_us", 0))
     sys.exit(0)
 sys.exit("no connection to %s in mrc conn show" % sys.argv[2])
 EOF
@@ -295,30 +297,6 @@ test_reorder() {
 	[ "$data" -gt 0 ] && [ $((retr * 100)) -lt "$data" ]
 }
 
-# conn_reo: "id srtt_us reo_wnd_us quarters" per path of host 1's
-# connection to host 2, from $tmp/conns.json, where quarters is the
-# window in quarters of the path's srtt (1 until it has grown).
-conn_reo() {
-	python3 - "$tmp/conns.json" "$H2_ADDR" <<'EOF'
-import ipaddress, json, sys
-conns = json.load(open(sys.argv[1]))
-if isinstance(conns, dict):
-    conns = conns.get("connections", [conns])
-peer = ipaddress.ip_address(sys.argv[2])
-for c in conns:
-    if ipaddress.ip_address(c["daddr"]) != peer or "paths" not in c:
-        continue
-    for p in c["paths"]:
-        st = p["stats"]
-        if "reo_wnd_us" not in st:
-            sys.exit("no reo_wnd_us in mrc conn show")
-        q = st["reo_wnd_us"] / max(st["srtt_us"] / 4, 1)
-        print(p["id"], st["srtt_us"], st["reo_wnd_us"], "%.1f" % q)
-    sys.exit(0)
-sys.exit("no connection to %s in mrc conn show" % sys.argv[2])
-EOF
-}
-
 # Reordering on one plane is that plane's own: netem's jitter reorders
 # plane 2's packets (20 ms +- 10 ms), and the copies its loss detection
 # declared lost too early arrive after all, which widens its reordering
@@ -343,7 +321,10 @@ test_reorder_path() {
 		fab_link_clear 1 "$k" up
 	done
 	[ "$rc" -eq 0 ] || return 1
-	conn_reo > "$tmp/reo" || return 1
+	# The window in quarters of the path's srtt: 1 until it grows (0 for
+	# a path with no RTT sample, which would not count).
+	conn_paths | awk 'NR > 1 { printf "%s %s %s %.1f\n", $1, $5, $6,
+		($5 > 3 ? $6 / ($5 / 4) : 0) }' > "$tmp/reo" || return 1
 	sed 's/^/path srtt_us reo_wnd_us quarters: /' "$tmp/reo"
 	# Grown by a step at least, and by more than each in-order path's.
 	# shellcheck disable=SC2016 # awk's own fields
