@@ -117,6 +117,21 @@ sample() {
 	done" > "$1"
 }
 
+# progress: until $tmp/done, every minute, what the transfer has done
+# since the readers started: a soak that takes long says where it is.
+progress() {
+	local t0=$SECONDS
+
+	while [ ! -e "$tmp/done" ]; do
+		sleep 60
+		echo "$((SECONDS - t0)) s after go: B MsgsDelivered $(mrc_mib "$B" MsgsDelivered)" \
+			"DropZeroWindow $(mrc_mib "$B" DropZeroWindow)" \
+			"DropRcvbuf $(mrc_mib "$B" DropRcvbuf);" \
+			"A OutData $(mrc_mib "$A" OutData) ZeroWindowProbes $(mrc_mib "$A" ZeroWindowProbes)" \
+			"RtoFired $(mrc_mib "$A" RtoFired); charged $(mem) bytes"
+	done
+}
+
 peak() {
 	sort -n "$1" | tail -n 1
 }
@@ -131,7 +146,7 @@ peak() {
 # WAIT-COMMAND and are both ends' --timeout. Passes if both ends exit 0
 # and nothing stays charged.
 stalled_run() {
-	local port=$1 limit spid cpid mpid crc src t0 rc=0
+	local port=$1 limit spid cpid mpid ppid crc src t0 rc=0
 
 	shift
 	t0=$SECONDS
@@ -162,10 +177,21 @@ stalled_run() {
 	fi
 	touch "$tmp/go"
 	if [ "$rc" -eq 0 ]; then
+		ppid=
+		if [ -n "${RUN_PROGRESS:-}" ]; then
+			rm -f "$tmp/done"
+			progress &
+			ppid=$!
+		fi
 		wait "$cpid"
 		crc=$?
 		wait "$spid"
 		src=$?
+		if [ -n "$ppid" ]; then
+			touch "$tmp/done"
+			kill "$ppid" 2>/dev/null
+			wait "$ppid" 2>/dev/null
+		fi
 		if [ "$crc" -ne 0 ] || [ "$src" -ne 0 ]; then
 			echo "client exit $crc, server exit $src"
 			sed 's/^/client: /' "$tmp/client.log" | grep -v '^client: \[ *[0-9]'
@@ -305,7 +331,7 @@ test_many_conns() {
 	pressure=$(($(mrc_mib "$A" MemPressure) + $(mrc_mib "$B" MemPressure)))
 	set_limit "$MANY_LIMIT" || return 1
 	RUN_CONNS=$MANY_CONNS RUN_SIZE=$MANY_SIZE RUN_COUNT=$MANY_COUNT \
-		RUN_AT_GO=restore_limit RUN_WAIT=300 \
+		RUN_AT_GO=restore_limit RUN_WAIT=300 RUN_PROGRESS=1 \
 		stalled_run 7905 held "$drops" "$waits" "$pressure" || rc=1
 	restore_limit
 	echo "peak $(peak "$tmp/mem"), limit $MANY_LIMIT, bound $MANY_BOUND;" \
