@@ -96,9 +96,9 @@ mib_nonzero() {
 }
 
 # mp_transfer CLIENT-ARGS...: a content-checked transfer from host 1 to
-# host 2. While the client holds its connection open at the end, host 1's
-# connections are saved to $tmp/conns.json. Passes only if both ends
-# verified everything.
+# host 2. While the client holds its connection open at the end, the
+# command in MP_SETTLE (if any) runs, and host 1's connections are saved
+# to $tmp/conns.json. Passes only if both ends verified everything.
 mp_transfer() {
 	local port limit spid cpid crc src beyond0 beyond
 
@@ -118,6 +118,8 @@ mp_transfer() {
 		--hold "$tmp/hold" "$@" > "$tmp/client.log" 2>&1 &
 	cpid=$!
 	wait_for 200 held_or_dead "$cpid"
+	# What the case waits for while the connection is still open.
+	[ -z "${MP_SETTLE:-}" ] || $MP_SETTLE
 	fab_exec_host 1 "$MRC" -j -s conn show > "$tmp/conns.json" 2> "$tmp/conns.err"
 	touch "$tmp/hold"
 	wait "$cpid"
@@ -370,7 +372,11 @@ test_undo() {
 		fi
 	} &
 	wpid=$!
-	mp_transfer -l 64K -n 600
+	# The late packets may come after the last byte was verified (on a
+	# fast guest the 600 messages took 0.9 s, less than the hold and its
+	# start): the connection stays open until the retirement is undone,
+	# or long enough to say it never was.
+	MP_SETTLE="wait_for 30 undone_since $undone0" mp_transfer -l 64K -n 600
 	rc=$?
 	wait "$wpid"
 	fab_link_clear 1 2 up
@@ -729,6 +735,11 @@ test_stale_ack() {
 		rc=1
 	fi
 	return "$rc"
+}
+
+# undone_since N0: host 1 undid a retirement since RetireUndone was N0.
+undone_since() {
+	[ "$(mib RetireUndone)" -gt "$1" ]
 }
 
 # data_after N0 N: host 1 sent N DATA packets since the count was N0.
