@@ -306,10 +306,11 @@ static void mrc_rcv_data(struct sock *sk, struct sk_buff *skb)
 	 * the buffer (mrc_rmem_charged() leaves that one out).
 	 */
 	hol = msn == msk->rcv_msn && skb_queue_empty(&sk->sk_receive_queue);
-	/* Nothing is left of any window we gave: this is a zero-window
-	 * probe. Its ACK carries the window; its payload would only eat the
-	 * half of the buffer kept for what is in flight, a packet a probe,
-	 * as TCP refuses data in a zero window.
+	/* Nothing is left of any window we gave: only a zero-window probe
+	 * comes here. Refuse it, as TCP refuses data in a zero window: its
+	 * ACK carries the window, and its payload would take a packet's
+	 * worth, per probe, of the half of the buffer kept for what is in
+	 * flight.
 	 */
 	if (!hol && msk->rcv_bytes >= msk->rcv_edge) {
 		MRC_INC(net, DROP_ZERO_WND);
