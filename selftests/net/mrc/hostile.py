@@ -4,7 +4,7 @@
 
 hostile.py --phase active|idle --results FILE --template FILE
            --h1-ns NS --h2-ns NS --h2-addr ADDR
-           --listen-port PORT --trim-dscp DSCP --probe-rate N
+           --listen-port PORT --trim-dscp DSCP --probe-rate N --messages N
            [--timeout S] [--ready FILE]
 
 Runs in the namespace of the spine between host 1 (the sender of a live
@@ -286,6 +286,42 @@ class Attack:
         self.case("NACKs for unsent PSNs", "h1",
                   [u.make(nack(h1, h2, nxt + 5 + i)) for i in range(5)],
                   {"DropNack": 5})
+        # Last: the receiver is left holding part of a message that
+        # never completes, and its ACKs cover PSNs its peer never sent.
+        self.zero_window()
+
+    def zero_window(self):
+        """Packets of a message not next in line, more than the window
+        the receiver advertised (rwnd of the ACK learnt at idle; its
+        right edge never shrinks below that): what fits is taken, and
+        each packet past the edge is refused as a zero-window probe
+        (DropZeroWindow, NACK NO_BUFFER). None is taken beyond the edge
+        (InBeyondWindow), and the buffer, twice the window, is never the
+        limit that stops them (DropRcvbuf)."""
+        h2, h1, nxt, t = self.h2_cid, self.h1_cid, self.nxt, self.to_h2
+        # The floor of the MSS (1060) and below any MTU of the fabric:
+        # the template is the connection's first packet, a short one.
+        plen = 1200
+        # The connection's first message (the template) is mrcperf's
+        # control message; --messages followed it, and the receiver
+        # waits for the next. The one after that is never next in line.
+        msn = self.msn + 1 + self.a.messages + 1
+        # PSN nxt stays a hole, so that the message stays incomplete
+        # and the receiver's cumulative PSN is its peer's next.
+        n = WND - 1
+        frames = [t.make(data(h2, h1, nxt + 1 + i, msn, i * plen, WND * plen,
+                              bytes(plen))) for i in range(n)]
+        name = "DATA past the advertised window (refused as a zero window)"
+        if n * plen <= self.rwnd:
+            self.results.write(json.dumps({
+                "case": name, "ok": False, "rwnd": self.rwnd, "plen": plen,
+                "why": "%d packets do not fill the window" % n}) + "\n")
+            self.results.flush()
+            return
+        self.case(name, "h2", frames, {"DropZeroWindow": 1, "OutNacks": 1},
+                  lambda d: not d.get("InBeyondWindow", 0) and
+                  not d.get("DropRcvbuf", 0) and
+                  d.get("InData", 0) == n)
 
     def guess_ids(self, secs):
         """For secs seconds, DATA, ACKs and RSTs with guessed ids: a random
@@ -356,7 +392,10 @@ class Attack:
                              {k: after[k] - before.get(k, 0) for k in after
                               if after[k] != before.get(k, 0)})
         self.to_h1 = Link(got[0])
-        self.nxt = struct.unpack_from("!I", mrc_of(got[0])[3], HDR.size)[0]
+        raw = mrc_of(got[0])[3]
+        self.nxt = struct.unpack_from("!I", raw, HDR.size)[0]
+        # cum_psn, the SACK bitmap, ev_echo, a reserved field, then rwnd.
+        self.rwnd = struct.unpack_from("!I", raw, HDR.size + 4 + 32 + 4)[0]
 
     def learn_data_template(self):
         with open(self.a.template, "rb") as f:
@@ -384,6 +423,9 @@ def main():
     ap.add_argument("--trim-dscp", type=int, required=True)
     ap.add_argument("--probe-rate", type=int, required=True,
                     help="the victim's probe_rate: replies a second")
+    ap.add_argument("--messages", type=int, required=True,
+                    help="messages the sender sends after mrcperf's "
+                    "control message")
     ap.add_argument("--timeout", type=float, default=30)
     ap.add_argument("--ready", help="active phase: the file to create once "
                     "the capture that learns the connection is open")

@@ -27,6 +27,7 @@ source "$(dirname "$0")"/fabric.sh
 MRCPERF=$MRC_TOP/build/tools/mrcperf
 LINK_RATE=${LINK_RATE:-20mbit}
 PORT=7701
+MESSAGES=1000
 LISTEN_PORT=7700
 RST_RATE=/sys/module/mrc/parameters/rst_rate
 PROBE_RATE=/sys/module/mrc/parameters/probe_rate
@@ -58,6 +59,7 @@ IDLE_CASES=(
 	"ACKs for PSNs never sent"
 	"SACK bitmaps that cover unsent PSNs"
 	"NACKs for unsent PSNs"
+	"DATA past the advertised window (refused as a zero window)"
 )
 
 cleanup() {
@@ -80,7 +82,7 @@ attack() {
 		--h2-addr "$(fab_host_addr 2)" \
 		--listen-port "$LISTEN_PORT" \
 		--trim-dscp "$(fab_exec_host 2 sysctl -n net.mrc.trim_dscp)" \
-		--probe-rate "$(cat "$PROBE_RATE")" \
+		--probe-rate "$(cat "$PROBE_RATE")" --messages "$MESSAGES" \
 		--timeout "$(slow_limit 30)" "$@" >> "$tmp/attack.log" 2>&1
 }
 
@@ -110,7 +112,7 @@ run_all() {
 	apid=$!
 	wait_ready "$apid" "$tmp/sniffing" ||
 		{ echo "hostile.py did not start capturing"; cat "$tmp/attack.log"; return 1; }
-	fab_exec_host 1 "$MRCPERF" -c "$(fab_host_addr 2)" -p "$PORT" -l 64K -n 1000 \
+	fab_exec_host 1 "$MRCPERF" -c "$(fab_host_addr 2)" -p "$PORT" -l 64K -n "$MESSAGES" \
 		--verify --hold "$tmp/hold" --timeout "$(slow_limit 300)" \
 		> "$tmp/client.log" 2>&1 &
 	cpid=$!
@@ -148,7 +150,7 @@ transfer_intact() {
 	[ "$(cat "$tmp/client.rc")" = 0 ] && [ "$(cat "$tmp/server.rc")" = 0 ] &&
 		grep -q "verify on" "$tmp/server.log" &&
 		grep -q "result: OK" "$tmp/server.log" &&
-		grep -Eq '^\[SUM\] +1000 +65536000 ' "$tmp/server.log"
+		grep -Eq "^\[SUM\] +$MESSAGES +$((MESSAGES * 65536)) " "$tmp/server.log"
 }
 
 slab_back() {
