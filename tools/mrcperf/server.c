@@ -199,13 +199,38 @@ static void send_error(struct mconn *mc, const char *text)
 	msg_send(mc, msg, strlen(msg));
 }
 
-/* --stall: read nothing until @file exists (or @timeout seconds pass). */
+/* --stall: read nothing until @file exists (or @timeout seconds pass).
+ * One thread looks for the file; the others sleep until it is found. A
+ * thousand connections' threads each polling would take the CPU that
+ * the connections they hold need.
+ */
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t over;
+	bool polling;
+	bool done;
+} stall = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.over = PTHREAD_COND_INITIALIZER,
+};
+
 static void stall_wait(const char *file, double timeout)
 {
 	u64 deadline = now_ns() + (u64)(timeout * 1e9);
 
-	while (access(file, F_OK) && now_ns() < deadline)
-		usleep(1000);
+	pthread_mutex_lock(&stall.lock);
+	while (!stall.done && stall.polling)
+		pthread_cond_wait(&stall.over, &stall.lock);
+	if (!stall.done) {
+		stall.polling = true;
+		pthread_mutex_unlock(&stall.lock);
+		while (access(file, F_OK) && now_ns() < deadline)
+			usleep(1000);
+		pthread_mutex_lock(&stall.lock);
+		stall.done = true;
+		pthread_cond_broadcast(&stall.over);
+	}
+	pthread_mutex_unlock(&stall.lock);
 }
 
 /* Receive (and echo) until end of file, then send the report. */
