@@ -553,6 +553,28 @@ enum {
 #define MRC_FIN_RCVD	4
 
 /**
+ * enum mrc_send_limit - what holds a sender back, timed per connection
+ * @MRC_SL_IDLE: nothing queued and nothing in flight (not timed)
+ * @MRC_SL_BUSY: data in flight, held by none of the limits below: the
+ *	application has given nothing more, or no path is usable
+ * @MRC_SL_CWND: the congestion window is full
+ * @MRC_SL_WND: MRC_WND packets are outstanding, all a PSN window holds
+ * @MRC_SL_RWND: the peer's receive window is full
+ * @MRC_SL_SNDBUF: all that is queued is in flight, and the application
+ *	waits for room (SO_SNDBUF, or net.mrc.mem)
+ * @MRC_SL_NR: the number of the above
+ */
+enum mrc_send_limit {
+	MRC_SL_IDLE,
+	MRC_SL_BUSY,
+	MRC_SL_CWND,
+	MRC_SL_WND,
+	MRC_SL_RWND,
+	MRC_SL_SNDBUF,
+	MRC_SL_NR,
+};
+
+/**
  * struct mrc_stats - per-connection counters reported by MRC_INFO
  * @bytes_sent: payload bytes queued by sendmsg()
  * @bytes_acked: payload bytes acknowledged
@@ -568,6 +590,10 @@ enum {
  * @ecn_marks: ACKs that echoed a congestion mark
  * @pkts_trimmed: DATA packets received trimmed
  * @trim_retrans: DATA packets to send again after a NACK(TRIMMED)
+ * @limit_jiffies: time spent in each enum mrc_send_limit but the current
+ * @limit_since: jiffies when @limit began
+ * @limit: the enum mrc_send_limit in force (mrc_send_limit_set())
+ * @snd_waiting: the application waits in sendmsg() for room
  */
 struct mrc_stats {
 	u64 bytes_sent;
@@ -584,6 +610,10 @@ struct mrc_stats {
 	u64 ecn_marks;
 	u64 pkts_trimmed;
 	u64 trim_retrans;
+	u64 limit_jiffies[MRC_SL_NR];
+	unsigned long limit_since;
+	u8 limit;
+	bool snd_waiting;
 };
 
 /**

@@ -15,6 +15,7 @@
 #include "mib.h"
 #include "mpath.h"
 #include "netlink.h"
+#include "output.h"
 #include "path.h"
 #include "probe.h"
 #include "pernet.h"
@@ -671,6 +672,26 @@ static int mrc_nl_put_cpaths(struct sk_buff *msg, struct mrc_sock *msk,
 	return 0;
 }
 
+/* The sender's time under each limit (mrc_info's mrci_busy_us and on). */
+static int mrc_nl_put_limits(struct sk_buff *msg, const struct mrc_sock *msk)
+{
+	static const u8 attr[MRC_SL_NR] = {
+		[MRC_SL_IDLE] = MRC_CA_BUSY_US,
+		[MRC_SL_BUSY] = MRC_CA_APP_LIMITED_US,
+		[MRC_SL_CWND] = MRC_CA_CWND_LIMITED_US,
+		[MRC_SL_WND] = MRC_CA_WND_LIMITED_US,
+		[MRC_SL_RWND] = MRC_CA_RWND_LIMITED_US,
+		[MRC_SL_SNDBUF] = MRC_CA_SNDBUF_LIMITED_US,
+	};
+	int i;
+
+	for (i = 0; i < MRC_SL_NR; i++)
+		if (nla_put_u64_64bit(msg, attr[i], mrc_send_limit_us(msk, i),
+				      MRC_CA_UNSPEC))
+			return -EMSGSIZE;
+	return 0;
+}
+
 static int mrc_nl_put_conn(struct sk_buff *msg, struct mrc_sock *msk,
 			   u32 *next)
 {
@@ -700,7 +721,8 @@ static int mrc_nl_put_conn(struct sk_buff *msg, struct mrc_sock *msk,
 	    nla_put_u64_64bit(msg, MRC_CA_PKTS_RETRANS,
 			      READ_ONCE(st->pkts_retrans), MRC_CA_UNSPEC) ||
 	    nla_put_u64_64bit(msg, MRC_CA_RTOS, READ_ONCE(st->rtos),
-			      MRC_CA_UNSPEC)) {
+			      MRC_CA_UNSPEC) ||
+	    mrc_nl_put_limits(msg, msk)) {
 		nla_nest_cancel(msg, nest);
 		return -EMSGSIZE;
 	}

@@ -453,9 +453,71 @@ static void mrc_retransmit_lost(struct sock *sk)
 	}
 }
 
+/**
+ * mrc_send_limit_set() - say what holds the sender back from now on
+ * @msk: the socket, locked
+ * @limit: enum mrc_send_limit
+ *
+ * The time since the last change goes to the limit that was in force,
+ * as TCP's chrono does (tcpi_busy_time, tcpi_rwnd_limited): counted in
+ * jiffies, which cost nothing to read, so a limit held for less than a
+ * tick at a time adds up only over many such spells.
+ */
+void mrc_send_limit_set(struct mrc_sock *msk, enum mrc_send_limit limit)
+{
+	struct mrc_stats *st = &msk->stats;
+	unsigned long now = jiffies;
+
+	if (st->limit == limit)
+		return;
+	if (st->limit != MRC_SL_IDLE)
+		WRITE_ONCE(st->limit_jiffies[st->limit],
+			   st->limit_jiffies[st->limit] + (now - st->limit_since));
+	WRITE_ONCE(st->limit_since, now);
+	WRITE_ONCE(st->limit, limit);
+}
+
+/**
+ * mrc_send_limit_us() - time a connection's sender spent under a limit
+ * @msk: the socket; a snapshot without its lock
+ * @limit: enum mrc_send_limit, or MRC_SL_IDLE for all but idle (busy)
+ *
+ * Return: microseconds, the current spell included.
+ */
+u64 mrc_send_limit_us(const struct mrc_sock *msk, enum mrc_send_limit limit)
+{
+	const struct mrc_stats *st = &msk->stats;
+	u8 cur = READ_ONCE(st->limit);
+	u64 j = 0;
+	int i;
+
+	for (i = MRC_SL_BUSY; i < MRC_SL_NR; i++)
+		if (limit == MRC_SL_IDLE || limit == i)
+			j += READ_ONCE(st->limit_jiffies[i]);
+	if (cur != MRC_SL_IDLE && (limit == MRC_SL_IDLE || limit == cur))
+		j += jiffies - READ_ONCE(st->limit_since);
+	return (u64)jiffies_to_usecs(1) * j;
+}
+
+/* What stops mrc_send_new() with data still queued: the first limit hit,
+ * or MRC_SL_IDLE for none.
+ */
+static enum mrc_send_limit mrc_send_limit_of(const struct mrc_sock *msk,
+					     u32 len, bool probe)
+{
+	if (msk->snd_nxt - msk->snd_una >= MRC_WND)
+		return MRC_SL_WND;
+	if (mrc_inflight(msk) >= msk->cwnd)
+		return MRC_SL_CWND;
+	if (!mrc_rwnd_allows(msk, len) && !probe)
+		return MRC_SL_RWND;
+	return MRC_SL_IDLE;
+}
+
 static void mrc_send_new(struct sock *sk, bool probe)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
+	enum mrc_send_limit limit = MRC_SL_BUSY;
 	struct sk_buff *batch[MRC_GSO_SEGS];
 	u32 n = 0, bytes = 0, bp = 0, now = 0;
 	struct sk_buff *skb;
@@ -464,11 +526,10 @@ static void mrc_send_new(struct sock *sk, bool probe)
 	while ((skb = skb_peek(&sk->sk_write_queue))) {
 		struct mrc_tx_cb *cb = MRC_TX_CB(skb);
 
-		if (msk->snd_nxt - msk->snd_una >= MRC_WND ||
-		    mrc_inflight(msk) >= msk->cwnd)
+		limit = mrc_send_limit_of(msk, cb->len, probe);
+		if (limit != MRC_SL_IDLE)
 			break;
-		if (!mrc_rwnd_allows(msk, cb->len) && !probe)
-			break;
+		limit = MRC_SL_BUSY;
 		if (!now)
 			now = mrc_now_us() ?: 1;
 		p = mrc_cp_choose(sk, -1, now);
@@ -517,6 +578,11 @@ static void mrc_send_new(struct sock *sk, bool probe)
 	}
 	if (n)
 		mrc_send_batch(sk, batch, n, bp, now);
+	if (!skb && !msk->outstanding)
+		limit = MRC_SL_IDLE;
+	else if (!skb && msk->stats.snd_waiting)
+		limit = MRC_SL_SNDBUF;
+	mrc_send_limit_set(msk, limit);
 }
 
 /**
@@ -573,6 +639,7 @@ void mrc_tx_purge(struct sock *sk)
 	msk->outstanding = 0;
 	msk->lost = 0;
 	msk->inflight_bytes = 0;
+	mrc_send_limit_set(msk, MRC_SL_IDLE);
 }
 
 /**

@@ -547,7 +547,12 @@ static int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 				MRC_INC(sock_net(sk), SEND_MEM_LIMIT);
 		}
 		set_bit(SOCK_NOSPACE, &sock->flags);
+		/* Held by the buffer only if all it holds is in flight. */
+		msk->stats.snd_waiting = true;
+		if (skb_queue_empty(&sk->sk_write_queue) && msk->outstanding)
+			mrc_send_limit_set(msk, MRC_SL_SNDBUF);
 		err = mrc_wait(sk, &timeo, mrc_sendable);
+		msk->stats.snd_waiting = false;
 		if (err)
 			goto out;
 	}
@@ -816,6 +821,12 @@ static void mrc_fill_info(struct sock *sk, struct mrc_info *info)
 	info->mrci_ecn_marks = st->ecn_marks;
 	info->mrci_pkts_trimmed = st->pkts_trimmed;
 	info->mrci_trim_retrans = st->trim_retrans;
+	info->mrci_busy_us = mrc_send_limit_us(msk, MRC_SL_IDLE);
+	info->mrci_app_limited_us = mrc_send_limit_us(msk, MRC_SL_BUSY);
+	info->mrci_cwnd_limited_us = mrc_send_limit_us(msk, MRC_SL_CWND);
+	info->mrci_wnd_limited_us = mrc_send_limit_us(msk, MRC_SL_WND);
+	info->mrci_rwnd_limited_us = mrc_send_limit_us(msk, MRC_SL_RWND);
+	info->mrci_sndbuf_limited_us = mrc_send_limit_us(msk, MRC_SL_SNDBUF);
 }
 
 static int mrc_getsockopt(struct socket *sock, int level, int optname,

@@ -35,6 +35,13 @@ static const struct {
 	{ MRC_CA_BYTES_RECEIVED, "bytes_received", " received %llu" },
 	{ MRC_CA_PKTS_RETRANS, "pkts_retrans", " retrans %llu" },
 	{ MRC_CA_RTOS, "rtos", " rtos %llu" },
+	/* What held the sender back (absent from an older module). */
+	{ MRC_CA_BUSY_US, "busy_us", " busy %lluus" },
+	{ MRC_CA_APP_LIMITED_US, "app_limited_us", " app_limited %lluus" },
+	{ MRC_CA_CWND_LIMITED_US, "cwnd_limited_us", " cwnd_limited %lluus" },
+	{ MRC_CA_WND_LIMITED_US, "wnd_limited_us", " wnd_limited %lluus" },
+	{ MRC_CA_RWND_LIMITED_US, "rwnd_limited_us", " rwnd_limited %lluus" },
+	{ MRC_CA_SNDBUF_LIMITED_US, "sndbuf_limited_us", " sndbuf_limited %lluus" },
 };
 
 static void print_end(const struct nlattr *addr, const struct nlattr *port,
@@ -78,6 +85,12 @@ void print_conn(const struct nlattr *nest)
 		[MRC_CA_BYTES_RECEIVED] = sizeof(u64),
 		[MRC_CA_PKTS_RETRANS] = sizeof(u64),
 		[MRC_CA_RTOS] = sizeof(u64),
+		[MRC_CA_BUSY_US] = sizeof(u64),
+		[MRC_CA_APP_LIMITED_US] = sizeof(u64),
+		[MRC_CA_CWND_LIMITED_US] = sizeof(u64),
+		[MRC_CA_WND_LIMITED_US] = sizeof(u64),
+		[MRC_CA_RWND_LIMITED_US] = sizeof(u64),
+		[MRC_CA_SNDBUF_LIMITED_US] = sizeof(u64),
 	};
 	const struct nlattr *tb[MRC_CA_MAX + 1];
 	char num[16];
@@ -97,10 +110,13 @@ void print_conn(const struct nlattr *nest)
 		     keyword_name(conn_states, state, num, sizeof(num)));
 	for (i = 0; i < ARRAY_SIZE(conn_counters); i++) {
 		const struct nlattr *c = tb[conn_counters[i].attr];
-		u64 v = mnl_attr_get_payload_len(c) == sizeof(u64) ?
-			mnl_attr_get_u64(c) : mnl_attr_get_u32(c);
 		enum print_type t = i < 5 || opts.stats ? PRINT_ANY : PRINT_JSON;
+		u64 v;
 
+		if (!c)
+			continue;
+		v = mnl_attr_get_payload_len(c) == sizeof(u64) ?
+		    mnl_attr_get_u64(c) : mnl_attr_get_u32(c);
 		print_u64(t, conn_counters[i].key, conn_counters[i].fmt, v);
 	}
 }

@@ -54,7 +54,9 @@ static const struct {
 	INFO_FIELD(msgs_received), INFO_FIELD(pkts_sent), INFO_FIELD(pkts_retrans),
 	INFO_FIELD(pkts_received), INFO_FIELD(pkts_dup), INFO_FIELD(sack_recovered),
 	INFO_FIELD(rtos), INFO_FIELD(ecn_marks), INFO_FIELD(pkts_trimmed),
-	INFO_FIELD(trim_retrans),
+	INFO_FIELD(trim_retrans), INFO_FIELD(busy_us), INFO_FIELD(app_limited_us),
+	INFO_FIELD(cwnd_limited_us), INFO_FIELD(wnd_limited_us),
+	INFO_FIELD(rwnd_limited_us), INFO_FIELD(sndbuf_limited_us),
 };
 
 static u64 info_value(const struct mrc_info *info, size_t i)
@@ -168,6 +170,8 @@ struct totals {
 	u64 pkts_retrans;
 	u64 pkts_dup;
 	u64 rtos;
+	/* What held the senders back: busy_us and its parts, in ms. */
+	u64 busy_ms, app_ms, cwnd_ms, wnd_ms, rwnd_ms, sndbuf_ms;
 };
 
 struct latency {
@@ -243,6 +247,12 @@ static void totals_of(struct totals *t, const struct conn_result *res, unsigned 
 			t->pkts_retrans += r->info.mrci_pkts_retrans;
 			t->pkts_dup += r->info.mrci_pkts_dup;
 			t->rtos += r->info.mrci_rtos;
+			t->busy_ms += r->info.mrci_busy_us / 1000;
+			t->app_ms += r->info.mrci_app_limited_us / 1000;
+			t->cwnd_ms += r->info.mrci_cwnd_limited_us / 1000;
+			t->wnd_ms += r->info.mrci_wnd_limited_us / 1000;
+			t->rwnd_ms += r->info.mrci_rwnd_limited_us / 1000;
+			t->sndbuf_ms += r->info.mrci_sndbuf_limited_us / 1000;
 		}
 	}
 	t->seconds = start ? seconds(start, end) : 0.0;
@@ -304,6 +314,10 @@ static void print_text(FILE *f, const struct run_info *ri, const struct totals *
 		fprintf(f, "mrc_info (sum of %u connections): pkts_sent %llu pkts_retrans %llu",
 			t->ninfo, t->pkts_sent, t->pkts_retrans);
 		fprintf(f, " pkts_dup %llu rtos %llu\n", t->pkts_dup, t->rtos);
+		fprintf(f, "send limits, ms (sum of %u connections): busy %llu app %llu",
+			t->ninfo, t->busy_ms, t->app_ms);
+		fprintf(f, " cwnd %llu wnd %llu rwnd %llu sndbuf %llu\n", t->cwnd_ms,
+			t->wnd_ms, t->rwnd_ms, t->sndbuf_ms);
 	}
 	if (t->failed)
 		fprintf(f, "result: FAILED (%u of %u connections)\n", t->failed, n);

@@ -88,6 +88,16 @@ enum mrc_state {
  *	never delivered)
  * @mrci_trim_retrans: DATA packets sent again because the peer NACKed
  *	them as trimmed
+ * @mrci_busy_us: time with data in flight or queued, microseconds (in
+ *	jiffies); the five below are parts of it
+ * @mrci_app_limited_us: of that, time held by none of the limits below:
+ *	the application gave nothing more to send, or no path was usable
+ * @mrci_cwnd_limited_us: of that, time the congestion window was full
+ * @mrci_wnd_limited_us: of that, time with 256 packets outstanding, all
+ *	the PSN window holds
+ * @mrci_rwnd_limited_us: of that, time the peer's receive window was full
+ * @mrci_sndbuf_limited_us: of that, time everything queued was in flight
+ *	and the application waited for room (SO_SNDBUF, or net.mrc.mem)
  *
  * getsockopt() copies at most the caller's length and returns the length it
  * copied, so fields can be added at the end.
@@ -122,6 +132,12 @@ struct mrc_info {
 	__u64	mrci_ecn_marks;
 	__u64	mrci_pkts_trimmed;
 	__u64	mrci_trim_retrans;
+	__u64	mrci_busy_us;
+	__u64	mrci_app_limited_us;
+	__u64	mrci_cwnd_limited_us;
+	__u64	mrci_wnd_limited_us;
+	__u64	mrci_rwnd_limited_us;
+	__u64	mrci_sndbuf_limited_us;
 };
 
 /*
@@ -237,6 +253,12 @@ enum mrc_conn_attr {
 	MRC_CA_PATH,		/* nest, MRC_PA_ID, _STATE, _STATS; repeated */
 	MRC_CA_NR_PATHS,	/* u32: paths the connection sprays over */
 	MRC_CA_AUTO,		/* flag: an automatic, entropy-only path set */
+	MRC_CA_BUSY_US,		/* u64: as mrc_info's mrci_busy_us */
+	MRC_CA_APP_LIMITED_US,	/* u64 */
+	MRC_CA_CWND_LIMITED_US,	/* u64 */
+	MRC_CA_WND_LIMITED_US,	/* u64 */
+	MRC_CA_RWND_LIMITED_US,	/* u64 */
+	MRC_CA_SNDBUF_LIMITED_US, /* u64 */
 
 	__MRC_CA_MAX,
 };

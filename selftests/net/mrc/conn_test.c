@@ -15,6 +15,8 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/mrc.h>
@@ -226,6 +228,83 @@ TEST_F(pair, sndbuf_full_eagain)
 	/* Everything queued still arrives. */
 	for (n = 0; n < sent; n++)
 		ASSERT_EQ(65536, recv(self->afd, buf, 65536, 0));
+	free(buf);
+}
+
+/* The parts of the sender's busy time, added up. */
+static unsigned long long limited_us(const struct mrc_info *i)
+{
+	return i->mrci_app_limited_us + i->mrci_cwnd_limited_us +
+	       i->mrci_wnd_limited_us + i->mrci_rwnd_limited_us +
+	       i->mrci_sndbuf_limited_us;
+}
+
+static void print_limits(const char *what, const struct mrc_info *i)
+{
+	ksft_print_msg("%s: busy %llu us: app %llu cwnd %llu wnd %llu rwnd %llu sndbuf %llu\n",
+		       what, i->mrci_busy_us, i->mrci_app_limited_us,
+		       i->mrci_cwnd_limited_us, i->mrci_wnd_limited_us,
+		       i->mrci_rwnd_limited_us, i->mrci_sndbuf_limited_us);
+}
+
+/* What held the sender back: the peer's window while nobody reads; the
+ * send buffer while a reader keeps up with small messages and a small
+ * SO_SNDBUF. Each wait is for the counter, within 60 s.
+ */
+TEST_F_TIMEOUT(pair, send_limits, 300)
+{
+	int sndbuf = 4096, n, i;
+	struct mrc_info ci;
+	char *buf = calloc(1, 65536);
+	time_t end;
+	pid_t pid;
+
+	ASSERT_NE(NULL, buf);
+	for (n = 0; n < 1000; n++)
+		if (send(self->cfd, buf, 65536, MSG_DONTWAIT) < 0)
+			break;
+	ASSERT_EQ(EAGAIN, errno);
+	end = time(NULL) + 60;
+	do {
+		ASSERT_EQ(0, get_info(self->cfd, &ci));
+	} while (!ci.mrci_rwnd_limited_us && time(NULL) < end && !usleep(10000));
+	EXPECT_LT(0ULL, ci.mrci_rwnd_limited_us);
+	EXPECT_LE(ci.mrci_rwnd_limited_us, ci.mrci_busy_us);
+
+	/* Read it all: once everything is acknowledged the sender is
+	 * idle, and its busy time is exactly the sum of its parts.
+	 */
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(65536, recv(self->afd, buf, 65536, 0));
+	end = time(NULL) + 60;
+	do {
+		ASSERT_EQ(0, get_info(self->cfd, &ci));
+	} while (ci.mrci_bytes_acked < ci.mrci_bytes_sent && time(NULL) < end &&
+		 !usleep(10000));
+	ASSERT_EQ(ci.mrci_bytes_sent, ci.mrci_bytes_acked);
+	EXPECT_EQ(ci.mrci_busy_us, limited_us(&ci));
+	print_limits("stalled reader", &ci);
+
+	ASSERT_EQ(0, setsockopt(self->cfd, SOL_SOCKET, SO_SNDBUF, &sndbuf,
+				sizeof(sndbuf)));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		while (recv(self->afd, buf, 65536, 0) > 0)
+			;
+		_exit(0);
+	}
+	end = time(NULL) + 60;
+	do {
+		for (i = 0; i < 100; i++)
+			ASSERT_EQ(1000, send(self->cfd, buf, 1000, 0));
+		ASSERT_EQ(0, get_info(self->cfd, &ci));
+	} while (!ci.mrci_sndbuf_limited_us && time(NULL) < end);
+	EXPECT_LT(0ULL, ci.mrci_sndbuf_limited_us);
+	EXPECT_LE(ci.mrci_sndbuf_limited_us, ci.mrci_busy_us);
+	print_limits("small SO_SNDBUF", &ci);
+	shutdown(self->cfd, SHUT_WR);
+	ASSERT_EQ(pid, waitpid(pid, NULL, 0));
 	free(buf);
 }
 

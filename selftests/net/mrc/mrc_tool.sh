@@ -476,8 +476,13 @@ for c in ends:
 		  p["stats"]["reo_wnd_us"] >= max(p["stats"]["srtt_us"] // 4, 1)
 		  for p in c["paths"])
 	ok &= retrans == c["pkts_retrans"]
+	# Idle now: the time under each limit adds up to the busy time.
+	parts = sum(c[k + "_limited_us"] for k in ("app", "cwnd", "wnd", "rwnd", "sndbuf"))
+	print("  busy %d us, limits %d us" % (c["busy_us"], parts))
+	ok &= c["busy_us"] == parts
 client = [c for c in ends if c["dport"] == 7003]
 ok &= len(client) == 1 and sum(p["stats"]["sent"] for p in client[0]["paths"]) > 0
+ok &= client[0]["busy_us"] > 0
 total = sum(p["stats"]["sent"] for c in conns for p in c["paths"])
 print("sent on every path: %d, OutData: %d" % (total, out_data))
 sys.exit(0 if ok and total == out_data else 1)' "$tmp/conns" "$tmp/stats" "$n" || return 1
