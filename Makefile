@@ -44,7 +44,7 @@ KDIR_OF ?= /lib/modules/$(KVER_ONE)/build
 
 # Sources that make up the module; they are copied per kernel because an
 # out-of-tree build writes its objects next to its sources.
-MODULE_SRCS := Kbuild $(shell find net include uapi -name '*.[ch]' -o -name Kbuild)
+MODULE_SRCS := Kbuild VERSION $(shell find net include uapi -name '*.[ch]' -o -name Kbuild)
 
 .PHONY: all modules module-one deps check check-debug demo bench selftests tools examples \
 	checkpatch fuzz \
@@ -122,9 +122,10 @@ selftests:
 tools: $(BUILD)/tools/mrcperf $(BUILD)/tools/mrc \
 	$(BUILD)/tools/q_mrctrim.so $(BUILD)/tools/conn_pairs
 
-$(BUILD)/tools/mrc: $(wildcard tools/mrc/*.[ch]) uapi/linux/mrc.h
+$(BUILD)/tools/mrc: $(wildcard tools/mrc/*.[ch]) uapi/linux/mrc.h VERSION
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -Wall -Wextra -Werror -Iuapi $$(pkg-config --cflags libmnl) \
+		-DMRC_TOOL_VERSION='"$(VERSION)"' \
 		-o $@ $(filter %.c,$^) $$(pkg-config --libs libmnl)
 
 $(BUILD)/tools/mrcperf: $(wildcard tools/mrcperf/*.[ch]) uapi/linux/mrc.h

@@ -155,5 +155,6 @@ module_init(mrc_init);
 module_exit(mrc_exit);
 
 MODULE_LICENSE("GPL");
+MODULE_VERSION(MRC_MOD_VERSION);
 MODULE_DESCRIPTION("MRC: Multipath Reliable Connection sockets");
 MODULE_ALIAS_NETPROTO(AF_MRC);

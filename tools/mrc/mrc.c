@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <getopt.h>
 #include <net/if.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -66,7 +65,7 @@ void usage(FILE *f, int status)
 		"       SETTING := { base-rtt | target-delay | max-cwnd | ai | fi | md |\n"
 		"                    qa-delay | ecn-cooldown }; times in microseconds\n"
 		"\n"
-		"Options:\n"
+		"Options (-NAME, --NAME, or any prefix of NAME, as in ip(8)):\n"
 		"  -j, --json          print JSON\n"
 		"  -p, --pretty        with -j, indent the JSON\n"
 		"  -s, --stats         path show: the reason and age of each path's state,\n"
@@ -76,6 +75,7 @@ void usage(FILE *f, int status)
 		"  -b, --batch FILE    run the commands of FILE (- for standard input),\n"
 		"                      one a line, until the first that fails\n"
 		"  -h, --help          this text\n"
+		"  -V, --Version       the versions of this tool and of the loaded module\n"
 		"\n"
 		"Exit status: 0 done, 1 bad command line, 2 the kernel refused or failed.\n",
 		NETNS_RUN_DIR);
@@ -207,24 +207,75 @@ static void netns_switch(const char *name)
 	close(fd);
 }
 
-static const struct option long_opts[] = {
-	{ "json", no_argument, NULL, 'j' },
-	{ "pretty", no_argument, NULL, 'p' },
-	{ "stats", no_argument, NULL, 's' },
-	{ "netns", required_argument, NULL, 'n' },
-	{ "batch", required_argument, NULL, 'b' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+/* -V: the tool's version, and the loaded module's. */
+static void print_version(void)
+{
+	char ver[64] = "";
+	FILE *f = fopen("/sys/module/mrc/version", "r");
+
+	if (f) {
+		if (!fgets(ver, sizeof(ver), f))
+			ver[0] = 0;
+		fclose(f);
+	}
+	ver[strcspn(ver, "\n")] = 0;
+	printf("mrc utility, MRC for Linux %s; module: %s\n", MRC_TOOL_VERSION,
+	       ver[0] ? ver : f ? "unknown" : "not loaded (modprobe mrc)");
+	exit(0);
+}
+
+/* The options, as iproute2 takes them: "-json" or "--json", or any
+ * prefix of the name ("-j", "-js"); a prefix two names share is the
+ * first's in this order. A value is the next word (or after '=' in the
+ * "--name=VALUE" form). "--" ends the options.
+ */
+static const struct {
+	const char *name;
+	bool value;
+	char id;
+} options[] = {
+	{ "json", false, 'j' },
+	{ "pretty", false, 'p' },
+	{ "stats", false, 's' },
+	{ "statistics", false, 's' },
+	{ "netns", true, 'n' },
+	{ "batch", true, 'b' },
+	{ "help", false, 'h' },
+	{ "Version", false, 'V' },
 };
 
-/* Options come before OBJECT; what follows is the command's. */
-static void parse_opts(int argc, char **argv)
+/* Options come before OBJECT; what follows is the command's. Returns the
+ * index of OBJECT in @argv.
+ */
+static int parse_opts(int argc, char **argv)
 {
-	int opt;
+	int i;
 
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+:jpsn:b:h", long_opts, NULL)) != -1) {
-		switch (opt) {
+	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
+		const char *word = argv[i], *name = word + 1, *val = NULL;
+		size_t len, k;
+
+		if (*name == '-') {
+			name++;
+			if (!*name)
+				return i + 1;
+			val = strchr(name, '=');
+		}
+		len = val ? (size_t)(val - name) : strlen(name);
+		for (k = 0; k < ARRAY_SIZE(options); k++)
+			if (len && !strncmp(options[k].name, name, len))
+				break;
+		if (k == ARRAY_SIZE(options))
+			usage_error("unknown option \"%s\"", word);
+		if (val && !options[k].value)
+			usage_error("option \"%s\" takes no value", word);
+		if (val)
+			val++;
+		else if (options[k].value && ++i < argc)
+			val = argv[i];
+		else if (options[k].value)
+			usage_error("missing value after \"%s\"", word);
+		switch (options[k].id) {
 		case 'j':
 			opts.json = true;
 			break;
@@ -235,21 +286,18 @@ static void parse_opts(int argc, char **argv)
 			opts.stats = true;
 			break;
 		case 'n':
-			opts.netns = optarg;
+			opts.netns = val;
 			break;
 		case 'b':
-			opts.batch = optarg;
+			opts.batch = val;
 			break;
 		case 'h':
 			usage(stdout, 0);
-		case ':':
-			usage_error("missing value after \"%s\"", argv[optind - 1]);
-		default:
-			if (optopt)
-				usage_error("unknown option \"-%c\"", optopt);
-			usage_error("unknown option \"%s\"", argv[optind - 1]);
+		case 'V':
+			print_version();
 		}
 	}
+	return i;
 }
 
 static const struct {
@@ -340,11 +388,13 @@ static int run_batch(const char *file)
 
 int main(int argc, char **argv)
 {
+	int first;
+
 	/* Whatever the binary is called, its messages begin "mrc: ". */
 	program_invocation_short_name = "mrc";
-	parse_opts(argc, argv);
-	argc -= optind;
-	argv += optind;
+	first = parse_opts(argc, argv);
+	argc -= first;
+	argv += first;
 	if (opts.batch) {
 		if (argc)
 			usage_error("unknown argument \"%s\" after -b FILE", argv[0]);

@@ -595,10 +595,47 @@ test_probe_unprivileged() {
 	m path flush
 }
 
+# Options as ip(8) takes them: -NAME, --NAME, any prefix; -V.
+test_options() {
+	local want out
+
+	m path flush
+	m path add 2001:db8:7::/64 id 3 || return 1
+	# The age of the path's state is left out: it grows between runs.
+	want=$("$MRC" -n "$NS" -j path show | sed 's/"changed_ms":[0-9]*,//') || return 1
+	for opts in "-json -netns $NS" "--json --netns $NS" "-js -net $NS" \
+		"--json --netns=$NS" "-j -- -n"; do
+		# shellcheck disable=SC2086 # the options are words
+		out=$("$MRC" $opts path show 2>&1 | sed 's/"changed_ms":[0-9]*,//')
+		if [ "$opts" = "-j -- -n" ]; then
+			# "--" ends the options: -n is taken as the object.
+			[[ $out == *'unknown object "-n"'* ]] ||
+				{ echo "mrc $opts: $out"; return 1; }
+		elif [ "$out" != "$want" ]; then
+			echo "mrc $opts path show: $out (want $want)"
+			return 1
+		fi
+	done
+	"$MRC" -statistics -n "$NS" path show | grep -q "id 3 state good reason added" ||
+		{ echo "-statistics is not -s"; return 1; }
+	out=$("$MRC" -V) || return 1
+	echo "$out"
+	[[ $out == *"module: $(cat /sys/module/mrc/version)" ]] || return 1
+	for opts in "-x path show" "-jsonx path show" "--json=1 path show" "-netns"; do
+		# shellcheck disable=SC2086
+		out=$("$MRC" $opts 2>&1) && { echo "mrc $opts succeeded"; return 1; }
+		echo "mrc $opts: $out"
+		[[ $out == *"unknown option"* || $out == *"takes no value"* ||
+		   $out == *"missing value"* ]] || return 1
+	done
+	m path flush
+}
+
 [ -x "$MRC" ] || { echo "# $MRC not built"; exit "$KSFT_FAIL"; }
 setup || { echo "# setup failed"; exit "$KSFT_FAIL"; }
-ktap_begin 19
+ktap_begin 21
 run_test "add, show, set, del and flush round trip" test_round_trip
+run_test "options as ip takes them: -NAME, --NAME, prefixes, -V" test_options
 run_test "bad input is refused and changes nothing" test_bad_input
 run_test "a namespace sees only its own paths" test_namespace_isolation
 run_test "unprivileged users read but cannot change" test_unprivileged
