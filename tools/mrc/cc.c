@@ -123,9 +123,9 @@ int do_cc(int argc, char **argv)
 {
 	if (!argc)
 		return cc_show(0, NULL);
-	if (!strcmp(*argv, "show"))
+	if (is_show(*argv))
 		return cc_show(argc - 1, argv + 1);
-	if (!strcmp(*argv, "set"))
+	if (matches(*argv, "set"))
 		return cc_set(argc - 1, argv + 1);
 	usage_error("cc: unknown command \"%s\"", *argv);
 }

@@ -216,7 +216,7 @@ int do_conn(int argc, char **argv)
 
 	if (argc && is_help(*argv))
 		usage(stdout, 0);
-	if (argc && strcmp(*argv, "show"))
+	if (argc && !is_show(*argv))
 		usage_error("conn: unknown command \"%s\"", *argv);
 	if (argc > 1)
 		usage_error("unknown argument \"%s\"", argv[1]);

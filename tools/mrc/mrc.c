@@ -38,32 +38,76 @@ const struct keyword path_reasons[] = {
 	{ NULL, 0 },
 };
 
+/* The grammar, a line a command (usage() and usage_object()). */
+static const char *const usage_lines[] = {
+	"       mrc path add PREFIX [segs ADDR[,ADDR...]] [dev IFNAME] [src ADDR] [id ID]\n",
+	"       mrc path delete PREFIX [id ID]\n",
+	"       mrc path set PREFIX id ID state { good | denied }\n",
+	"       mrc path show [PREFIX]\n",
+	"       mrc path flush\n",
+	"       mrc pathset set PREFIX min-active N\n",
+	"       mrc probe PREFIX id ID [dst ADDR] [timeout MS]\n",
+	"       mrc conn show\n",
+	"       mrc cc show\n",
+	"       mrc cc set SETTING VALUE [SETTING VALUE...]\n",
+	"       mrc stats\n",
+	"       mrc monitor\n",
+};
+
+/* The terms of the grammar, each after "where  " or 7 blanks. */
+#define USAGE_PREFIX "PREFIX := IPv6 ADDR[/LEN]; without /LEN it is ADDR/128\n" \
+	"       ID := the path's id (its EV), 0 to 65535\n"
+#define USAGE_PROBE "probe: dst is the host to probe, in PREFIX (default: PREFIX, if a\n" \
+	"              /128); timeout 1 to 10000 ms (default 1000)\n"
+#define USAGE_CC "SETTING := { base-rtt | target-delay | max-cwnd | ai | fi | md |\n" \
+	"                    qa-delay | ecn-cooldown }; times in microseconds\n"
+
+/* The object a command names, once known: its help is its part alone. */
+static const char *help_object;
+
+/* mrc OBJECT help: the lines of the grammar for OBJECT, and the terms. */
+static noreturn void usage_object(const char *obj)
+{
+	size_t i, n = strlen(obj);
+	const char *first = "Usage:";
+
+	for (i = 0; i < ARRAY_SIZE(usage_lines); i++) {
+		const char *cmd = usage_lines[i] + strlen("       mrc ");
+
+		if (strncmp(cmd, obj, n) || (cmd[n] != ' ' && cmd[n] != '\n'))
+			continue;
+		printf("%-7s%s", first, usage_lines[i] + 7);
+		first = "";
+	}
+	if (!strcmp(obj, "path") || !strcmp(obj, "pathset") || !strcmp(obj, "probe"))
+		printf("where  " USAGE_PREFIX);
+	if (!strcmp(obj, "probe"))
+		printf("       " USAGE_PROBE);
+	if (!strcmp(obj, "cc"))
+		printf("where  " USAGE_CC);
+	printf("Commands and objects may be shortened to any prefix; mrc help: all.\n");
+	exit(0);
+}
+
 void usage(FILE *f, int status)
 {
+	if (help_object && !status)
+		usage_object(help_object);
+	size_t i;
+
+	fprintf(f, "Usage: mrc [OPTIONS] OBJECT COMMAND\n");
+	for (i = 0; i < ARRAY_SIZE(usage_lines); i++)
+		fputs(usage_lines[i], f);
 	fprintf(f,
-		"Usage: mrc [OPTIONS] OBJECT COMMAND\n"
-		"       mrc path add PREFIX [segs ADDR[,ADDR...]] [dev IFNAME] [src ADDR] [id ID]\n"
-		"       mrc path del PREFIX [id ID]\n"
-		"       mrc path set PREFIX id ID state { good | denied }\n"
-		"       mrc path show [PREFIX]\n"
-		"       mrc path flush\n"
-		"       mrc pathset set PREFIX min-active N\n"
-		"       mrc probe PREFIX id ID [dst ADDR] [timeout MS]\n"
-		"       mrc conn show\n"
-		"       mrc cc show\n"
-		"       mrc cc set SETTING VALUE [SETTING VALUE...]\n"
-		"       mrc stats\n"
-		"       mrc monitor\n"
 		"       mrc help\n"
 		"       mrc OBJECT help\n"
 		"       mrc [OPTIONS] -b FILE\n"
 		"where  OBJECT := { path | pathset | probe | conn | cc | stats | monitor }\n"
-		"       PREFIX := IPv6 ADDR[/LEN]; without /LEN it is ADDR/128\n"
-		"       ID := the path's id (its EV), 0 to 65535\n"
-		"       probe: dst is the host to probe, in PREFIX (default: PREFIX, if a\n"
-		"              /128); timeout 1 to 10000 ms (default 1000)\n"
-		"       SETTING := { base-rtt | target-delay | max-cwnd | ai | fi | md |\n"
-		"                    qa-delay | ecn-cooldown }; times in microseconds\n"
+		"       OBJECT and COMMAND may be any prefix of their names (path show:\n"
+		"       p s), and show may be list, lst or ls\n"
+		"       " USAGE_PREFIX
+		"       " USAGE_PROBE
+		"       " USAGE_CC
 		"\n"
 		"Options (-NAME, --NAME, or any prefix of NAME, as in ip(8)):\n"
 		"  -j, --json          print JSON\n"
@@ -80,6 +124,28 @@ void usage(FILE *f, int status)
 		"Exit status: 0 done, 1 bad command line, 2 the kernel refused or failed.\n",
 		NETNS_RUN_DIR);
 	exit(status);
+}
+
+/**
+ * matches() - is @word an abbreviation of @name, as iproute2 takes them?
+ * @word: what was typed
+ * @name: a keyword
+ *
+ * Return: true if @word is a non-empty prefix of @name. Callers try the
+ * keywords in an order that settles a prefix two of them share.
+ */
+bool matches(const char *word, const char *name)
+{
+	size_t len = strlen(word);
+
+	return len && !strncmp(word, name, len);
+}
+
+/* "show", or one of its synonyms, as in ip(8): list, lst, ls. */
+bool is_show(const char *word)
+{
+	return matches(word, "show") || matches(word, "list") ||
+	       !strcmp(word, "lst") || !strcmp(word, "ls");
 }
 
 bool is_help(const char *arg)
@@ -300,6 +366,7 @@ static int parse_opts(int argc, char **argv)
 	return i;
 }
 
+/* In the order that settles a shared prefix: p is path, pr probe. */
 static const struct {
 	const char *name;
 	int (*run)(int argc, char **argv);
@@ -307,18 +374,22 @@ static const struct {
 	{ "path", do_path },
 	{ "pathset", do_pathset },
 	{ "probe", do_probe },
-	{ "stats", do_stats },
-	{ "monitor", do_monitor },
 	{ "conn", do_conn },
 	{ "cc", do_cc },
+	{ "stats", do_stats },
+	{ "monitor", do_monitor },
 };
 
 static size_t find_object(const char *name)
 {
 	size_t i;
 
+	/* An object's whole name first: "cc" is not conn's prefix. */
 	for (i = 0; i < ARRAY_SIZE(objects); i++)
 		if (!strcmp(name, objects[i].name))
+			return i;
+	for (i = 0; i < ARRAY_SIZE(objects); i++)
+		if (matches(name, objects[i].name))
 			return i;
 	usage_error("unknown object \"%s\"", name);
 }
@@ -370,7 +441,7 @@ static int run_batch(const char *file)
 		for (i = 0; i < nwords; i++)
 			if (is_help(words[i]))
 				usage_error("help is not for a batch");
-		if (!strcmp(words[0], "monitor"))
+		if (!strcmp(objects[find_object(words[0])].name, "monitor"))
 			usage_error("monitor is not for a batch: it does not end");
 		run_command(nwords, words);
 		/* The next command's errors must not come before this output. */
@@ -407,7 +478,7 @@ int main(int argc, char **argv)
 	if (is_help(argv[0]))
 		usage(stdout, 0);
 	/* mrc OBJECT help needs no namespace. */
-	find_object(argv[0]);
+	help_object = objects[find_object(argv[0])].name;
 	if (argc > 1 && is_help(argv[1]))
 		usage(stdout, 0);
 	if (opts.netns)

@@ -89,6 +89,8 @@ const char *keyword_name(const struct keyword *table, unsigned int val,
 			 char *buf, size_t len);
 void format_prefix(char *buf, const struct in6_addr *addr, u8 len);
 bool is_help(const char *arg);
+bool matches(const char *word, const char *name);
+bool is_show(const char *word);
 
 /* nl.c: requests to the "mrc" family. Kernel errors exit with EXIT_KERNEL. */
 struct nlmsghdr;

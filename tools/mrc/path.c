@@ -471,10 +471,11 @@ static const struct {
 	const char *name;
 	int (*run)(int argc, char **argv);
 } path_cmds[] = {
+	/* In the order that settles a shared prefix: s is show. */
 	{ "add", path_add },
-	{ "del", path_del },
-	{ "set", path_set },
+	{ "delete", path_del },
 	{ "show", path_show },
+	{ "set", path_set },
 	{ "flush", path_flush },
 };
 
@@ -484,8 +485,10 @@ int do_path(int argc, char **argv)
 
 	if (!argc)
 		return path_show(0, NULL);
+	if (is_show(*argv))
+		return path_show(argc - 1, argv + 1);
 	for (i = 0; i < ARRAY_SIZE(path_cmds); i++)
-		if (!strcmp(*argv, path_cmds[i].name))
+		if (matches(*argv, path_cmds[i].name))
 			return path_cmds[i].run(argc - 1, argv + 1);
 	usage_error("path: unknown command \"%s\"", *argv);
 }
@@ -506,7 +509,7 @@ int do_pathset(int argc, char **argv)
 {
 	if (!argc)
 		usage_error("pathset: missing command");
-	if (!strcmp(*argv, "set"))
+	if (matches(*argv, "set"))
 		return pathset_set(argc - 1, argv + 1);
 	usage_error("pathset: unknown command \"%s\"", *argv);
 }

@@ -618,6 +618,24 @@ test_options() {
 	done
 	"$MRC" -statistics -n "$NS" path show | grep -q "id 3 state good reason added" ||
 		{ echo "-statistics is not -s"; return 1; }
+	# Objects and commands as prefixes, and show's synonyms.
+	for cmd in "p s" "pa sh" "path list" "path ls" "path lst" "p l"; do
+		# shellcheck disable=SC2086
+		out=$("$MRC" -j -n "$NS" $cmd 2>&1 | sed 's/"changed_ms":[0-9]*,//')
+		[ "$out" = "$want" ] || { echo "mrc $cmd: $out"; return 1; }
+	done
+	m p d 2001:db8:7::/64 id 3 || return 1
+	[ "$(m -j p s)" = "[]" ] || { echo "p d did not delete"; return 1; }
+	m c s > /dev/null && m s > /dev/null && m cc sh > /dev/null || return 1
+	[ "$(m -j pr help | head -1)" = "Usage: mrc probe PREFIX id ID [dst ADDR] [timeout MS]" ] ||
+		{ echo "probe help:"; m pr help; return 1; }
+	# An object's help is its part of the grammar: path's, not cc's.
+	out=$("$MRC" path help)
+	[[ $out == *"mrc path delete"* && $out != *"mrc cc"* && $out != *"mrc pathset"* ]] ||
+		{ echo "path help: $out"; return 1; }
+	out=$("$MRC" help)
+	[[ $out == *"mrc path delete"* && $out == *"mrc cc set"* ]] ||
+		{ echo "help: $out"; return 1; }
 	out=$("$MRC" -V) || return 1
 	echo "$out"
 	[[ $out == *"module: $(cat /sys/module/mrc/version)" ]] || return 1
@@ -635,7 +653,7 @@ test_options() {
 setup || { echo "# setup failed"; exit "$KSFT_FAIL"; }
 ktap_begin 21
 run_test "add, show, set, del and flush round trip" test_round_trip
-run_test "options as ip takes them: -NAME, --NAME, prefixes, -V" test_options
+run_test "options, objects and commands as ip takes them: prefixes, -V, help" test_options
 run_test "bad input is refused and changes nothing" test_bad_input
 run_test "a namespace sees only its own paths" test_namespace_isolation
 run_test "unprivileged users read but cannot change" test_unprivileged
