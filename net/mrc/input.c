@@ -20,6 +20,7 @@
 #include "probe.h"
 #include "pernet.h"
 #include "socket.h"
+#include "trace.h"
 
 /* What the IPv6 header said, kept in skb->cb because a packet may wait in
  * the socket backlog. DATA reuses cb (struct mrc_rx_cb) once placed.
@@ -565,6 +566,7 @@ static void mrc_rcv_nack(struct sock *sk, struct sk_buff *skb)
 		MRC_INC(sock_net(sk), DROP_NACK);
 		return;
 	}
+	trace_mrc_nack_recv(msk, psn, ntohs(n->ev), n->reason);
 	/* Either way the packet is not in the network, and it is held, not
 	 * lost: sent again once its hold is over (mrc_detect_losses()), and
 	 * the path stays good.

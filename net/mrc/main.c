@@ -17,6 +17,9 @@
 #include "pernet.h"
 #include "socket.h"
 
+#define CREATE_TRACE_POINTS
+#include "trace.h"
+
 int mrc_family __read_mostly = AF_MRC;
 module_param_named(family, mrc_family, int, 0444);
 MODULE_PARM_DESC(family, "Address family number of AF_MRC sockets (default 25)");

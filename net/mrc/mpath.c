@@ -766,7 +766,7 @@ void mrc_cp_retire(struct sock *sk, const struct mrc_tx_cb *cb)
 		struct sk_buff *skb = mrc_txq_get(msk, psn);
 
 		if (skb && MRC_TX_CB(skb)->pidx == i && !MRC_TX_CB(skb)->lost) {
-			mrc_mark_lost(sk, MRC_TX_CB(skb));
+			mrc_mark_lost(sk, MRC_TX_CB(skb), MRC_LOST_PATH_RETIRED);
 			MRC_INC(net, PATH_MOVED);
 		}
 	}

@@ -19,6 +19,7 @@
 #include "path.h"
 #include "probe.h"
 #include "pernet.h"
+#include "trace.h"
 
 static struct genl_family mrc_genl_family;
 
@@ -173,7 +174,8 @@ static int mrc_nl_path_del(struct sk_buff *skb, struct genl_info *info)
 }
 
 /**
- * mrc_nl_path_event() - tell the events group a path changed state
+ * mrc_nl_path_event() - tell the events group, and the tracepoint
+ *	mrc:mrc_path_state, that a path changed state
  * @net: namespace
  * @p: the path
  * @old: the state before
@@ -189,6 +191,7 @@ void mrc_nl_path_event(struct net *net, const struct mrc_path *p, u8 old,
 	struct sk_buff *msg;
 	void *hdr;
 
+	trace_mrc_path_state(p, old, state, reason);
 	if (!genl_has_listeners(&mrc_genl_family, net, 0))
 		return;
 	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, gfp);
@@ -353,26 +356,44 @@ static int mrc_nl_path_get(struct sk_buff *skb, struct genl_info *info)
 {
 	struct mrc_net *mn = mrc_net(genl_info_net(info));
 	const struct mrc_pathset *set;
-	struct in6_addr prefix;
+	struct in6_addr prefix, daddr;
 	struct sk_buff *msg;
 	u32 next = 0;
 	u8 plen;
 	int err;
 
-	err = mrc_nl_prefix(info, &prefix, &plen);
-	if (err)
-		return err;
+	/* Either the set of one prefix, or, with DADDR, the set that a
+	 * connection to DADDR would use (the longest prefix that matches).
+	 */
+	if (info->attrs[MRC_A_DADDR]) {
+		if (info->attrs[MRC_A_PREFIX] || info->attrs[MRC_A_PREFIX_LEN]) {
+			NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[MRC_A_DADDR],
+					    "give a prefix or a destination, not both");
+			return -EINVAL;
+		}
+		daddr = nla_get_in6_addr(info->attrs[MRC_A_DADDR]);
+	} else {
+		err = mrc_nl_prefix(info, &prefix, &plen);
+		if (err)
+			return err;
+	}
 	/* A whole set of 256 paths, with counters, fits in 128 KiB. */
 	msg = genlmsg_new(SZ_128K, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
 	rcu_read_lock();
-	set = mrc_pathset_find(mn, &prefix, plen);
+	if (info->attrs[MRC_A_DADDR])
+		set = mrc_pathset_lookup(mn, &daddr);
+	else
+		set = mrc_pathset_find(mn, &prefix, plen);
 	err = set ? mrc_nl_fill_set(msg, set, info->snd_portid, info->snd_seq,
 				    0, &next) : -ENOENT;
 	rcu_read_unlock();
 	if (err) {
-		if (err == -ENOENT)
+		if (err == -ENOENT && info->attrs[MRC_A_DADDR])
+			NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[MRC_A_DADDR],
+					    "no path set covers this destination");
+		else if (err == -ENOENT)
 			NL_SET_ERR_MSG(info->extack, "no path set for this prefix");
 		nlmsg_free(msg);
 		return err;
@@ -925,3 +946,6 @@ void mrc_netlink_exit(void)
 {
 	genl_unregister_family(&mrc_genl_family);
 }
+
+/* A request for the family loads the module (genetlink asks for this). */
+MODULE_ALIAS_GENL_FAMILY(MRC_GENL_NAME);

@@ -22,6 +22,7 @@
 #include "params.h"
 #include "pernet.h"
 #include "pmtu.h"
+#include "trace.h"
 
 /* Send one MRC packet (skb->data at the MRC header) from the namespace's
  * UDP tunnel socket on a route already found, in fragments of @frag bytes
@@ -272,6 +273,8 @@ static void mrc_count_xmit(struct sock *sk, struct mrc_tx_cb *cb, u32 i,
 	msk->stats.pkts_sent++;
 	MRC_INC(sock_net(sk), OUT_DATA);
 	if (cb->xmits > 1) {
+		trace_mrc_retransmit(msk, cb->psn, mrc_cps(msk)->p[i].id,
+				     cb->xmits);
 		msk->stats.pkts_retrans++;
 		MRC_INC(sock_net(sk), OUT_RETRANS);
 	}
@@ -707,9 +710,14 @@ static u32 mrc_path_timeout_us(const struct mrc_sock *msk,
  * mrc_mark_lost() - declare a packet in flight lost
  * @sk: the socket, locked
  * @cb: the packet, not yet marked
+ * @reason: why, for the tracepoint
  */
-void mrc_mark_lost(struct sock *sk, struct mrc_tx_cb *cb)
+void mrc_mark_lost(struct sock *sk, struct mrc_tx_cb *cb,
+		   enum mrc_lost_reason reason)
 {
+	struct mrc_sock *msk = mrc_sk(sk);
+
+	trace_mrc_pkt_lost(msk, cb->psn, mrc_cps(msk)->p[cb->pidx].id, reason);
 	cb->lost = 1;
 	cb->trimmed = 0;
 	cb->nobuf = 0;
@@ -800,13 +808,13 @@ void mrc_detect_losses(struct sock *sk)
 		if (cb->lost)
 			continue;
 		if (cb->noroute) {
-			mrc_mark_lost(sk, cb);
+			mrc_mark_lost(sk, cb, MRC_LOST_NO_ROUTE);
 			mrc_cp_retire(sk, cb);
 			MRC_INC(sock_net(sk), NO_ROUTE_LOST);
 			continue;
 		}
 		if (cb->qdrop) {
-			mrc_mark_lost(sk, cb);
+			mrc_mark_lost(sk, cb, MRC_LOST_QDISC_DROP);
 			mrc_cc_on_loss(sk, cb->pidx);
 			MRC_INC(sock_net(sk), QDISC_DROP_LOST);
 			continue;
@@ -824,7 +832,7 @@ void mrc_detect_losses(struct sock *sk)
 			left = (s32)(cb->xmit_us + cs->rack_rtt_us +
 				     mrc_reo_wnd_us(msk, cs) - now);
 			if (left <= 0) {
-				mrc_mark_lost(sk, cb);
+				mrc_mark_lost(sk, cb, MRC_LOST_RACK);
 				mrc_cc_on_loss(sk, cb->pidx);
 				MRC_INC(sock_net(sk), RACK_LOST);
 			} else {
@@ -852,7 +860,7 @@ void mrc_detect_losses(struct sock *sk)
 		 */
 		left = (s32)(cb->xmit_us + tmo - now);
 		if (left <= 0) {
-			mrc_mark_lost(sk, cb);
+			mrc_mark_lost(sk, cb, MRC_LOST_PATH_TIMEOUT);
 			mrc_cc_on_loss(sk, cb->pidx);
 			MRC_INC(sock_net(sk), PATH_TIME_LOST);
 			mrc_cp_late(sk, cb, tmo);
@@ -876,6 +884,7 @@ static void mrc_rto_fired(struct sock *sk)
 	u32 now = mrc_now_us(), hold = mrc_ack_hold_us(), base, psn;
 	bool first = true;
 
+	trace_mrc_rto(msk);
 	msk->stats.rtos++;
 	MRC_INC(sock_net(sk), RTO);
 	msk->ssthresh = max_t(u32, mrc_inflight(msk) / 2, 2);
@@ -896,14 +905,14 @@ static void mrc_rto_fired(struct sock *sk)
 		}
 		if (cb->qdrop) {
 			/* It never left: no failure of its path. */
-			mrc_mark_lost(sk, cb);
+			mrc_mark_lost(sk, cb, MRC_LOST_QDISC_DROP);
 			MRC_INC(sock_net(sk), QDISC_DROP_LOST);
 			first = false;
 			continue;
 		}
 		if (cb->noroute) {
 			/* A retransmission that found no route again. */
-			mrc_mark_lost(sk, cb);
+			mrc_mark_lost(sk, cb, MRC_LOST_NO_ROUTE);
 			mrc_cp_retire(sk, cb);
 			MRC_INC(sock_net(sk), NO_ROUTE_LOST);
 			first = false;
@@ -913,7 +922,7 @@ static void mrc_rto_fired(struct sock *sk)
 						    hold));
 		if (first || now - cb->xmit_us >= tmo) {
 			cb->via_rto = 1;
-			mrc_mark_lost(sk, cb);
+			mrc_mark_lost(sk, cb, MRC_LOST_RTO);
 			/* A second RTO in a row, nothing heard from the peer
 			 * since the first: no path delivers, and those it finds
 			 * packets on are retired, for probes to find out which
@@ -1185,6 +1194,7 @@ void mrc_send_nack(struct sock *sk, u32 psn, u16 ev, u8 reason)
 	n->psn = htonl(psn);
 	n->ev = htons(ev);
 	n->reason = reason;
+	trace_mrc_nack_send(msk, psn, ev, reason);
 	MRC_INC(sock_net(sk), OUT_NACKS);
 	mrc_output_ctrl(sk, skb, ev);
 }

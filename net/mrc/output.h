@@ -14,6 +14,26 @@
 /* Bytes between the IPv6 header and a DATA payload. */
 #define MRC_DATA_OVERHEAD	(sizeof(struct udphdr) + sizeof(struct mrc_data))
 
+/**
+ * enum mrc_lost_reason - why a packet was declared lost (mrc:mrc_pkt_lost)
+ * @MRC_LOST_RACK: a packet sent later on its path was delivered, and the
+ *	reordering window has passed
+ * @MRC_LOST_PATH_TIMEOUT: later packets on other paths were delivered, and
+ *	its path's timeout has passed
+ * @MRC_LOST_RTO: the retransmission timeout fired
+ * @MRC_LOST_NO_ROUTE: its path had no route
+ * @MRC_LOST_QDISC_DROP: a local qdisc dropped it
+ * @MRC_LOST_PATH_RETIRED: its path was retired with it in flight
+ */
+enum mrc_lost_reason {
+	MRC_LOST_RACK,
+	MRC_LOST_PATH_TIMEOUT,
+	MRC_LOST_RTO,
+	MRC_LOST_NO_ROUTE,
+	MRC_LOST_QDISC_DROP,
+	MRC_LOST_PATH_RETIRED,
+};
+
 struct mrc_reply {
 	struct in6_addr saddr;
 	struct in6_addr daddr;
@@ -52,7 +72,8 @@ void mrc_send_limit_set(struct mrc_sock *msk, enum mrc_send_limit limit);
 u64 mrc_send_limit_us(const struct mrc_sock *msk, enum mrc_send_limit limit);
 void mrc_tx_purge(struct sock *sk);
 void mrc_detect_losses(struct sock *sk);
-void mrc_mark_lost(struct sock *sk, struct mrc_tx_cb *cb);
+void mrc_mark_lost(struct sock *sk, struct mrc_tx_cb *cb,
+		   enum mrc_lost_reason reason);
 void mrc_mark_released(struct sock *sk, struct mrc_tx_cb *cb);
 void mrc_rtx_timeout(struct sock *sk);
 void mrc_send_ack(struct sock *sk, u16 flags);

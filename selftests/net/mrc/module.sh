@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Module lifetime: rmmod is refused while sockets are open, the "family"
-# parameter, load/unload cycles and namespace teardown leave nothing behind.
+# Module lifetime: rmmod is refused while sockets are open, the genetlink
+# family loads the module on demand, the "family" parameter, load/unload
+# cycles and namespace teardown leave nothing behind.
 # Needs root and MRC_KO (set by vm-run).
 
 source "$(dirname "$0")"/lib.sh
@@ -98,6 +99,30 @@ test_load_unload_cycles() {
 	load
 }
 
+# The family loads the module on demand, as other genetlink families do:
+# the kernel asks modprobe for the alias the module declares. mrc.ko is
+# not installed, so modprobe fails at first, and mrc says so; then a
+# modprobe.d install command for the alias records the request and loads
+# $MRC_KO.
+test_autoload() {
+	local conf=/etc/modprobe.d/mrc-selftest.conf rc
+	local alias=net-pf-16-proto-16-family-mrc
+
+	modinfo -F alias "$MRC_KO" | grep -qx "$alias" ||
+		{ echo "no alias $alias in $MRC_KO"; return 1; }
+	unload || return 1
+	"$MRC_TOP"/build/tools/mrc path show > "$tmp/out" 2>&1
+	rc=$?
+	echo "install $alias echo $alias >> $tmp/asked; /sbin/insmod $MRC_KO" > "$conf"
+	"$MRC_TOP"/build/tools/mrc -j path show >> "$tmp/out" 2>&1 || rc=$((rc + 100))
+	rm -f "$conf"
+	cat "$tmp/asked" "$tmp/out"
+	[ "$rc" -eq 2 ] || { echo "exit status $rc, not 2 then 0"; return 1; }
+	grep -q "did not load on demand (modprobe mrc)" "$tmp/out" || return 1
+	mrc_loaded || { echo "not loaded on demand"; return 1; }
+	[ "$(grep -cx -- "$alias" "$tmp/asked")" -eq 1 ]
+}
+
 test_netns_teardown() {
 	local i ns n=$NAMESPACES per=4 objs
 
@@ -130,8 +155,9 @@ test_netns_teardown() {
 }
 
 [ -n "${MRC_KO:-}" ] || { echo "MRC_KO is not set"; exit $KSFT_SKIP; }
-ktap_begin 4
+ktap_begin 5
 run_test "rmmod refused while sockets are open" test_rmmod_refused_while_open
+run_test "the mrc genetlink family loads the module on demand" test_autoload
 run_test "family module parameter" test_family_parameter
 run_test "$CYCLES load/unload cycles leave no objects" test_load_unload_cycles
 run_test "$NAMESPACES namespaces with sockets torn down" test_netns_teardown

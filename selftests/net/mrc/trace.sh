@@ -1,0 +1,156 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The tracepoints (mrc:*), read through ftrace: a content-checked transfer
+# over a link that loses packets (netem) and then trims them (mrctrim
+# behind a tbf) must leave, for each event, as many records as the
+# counter that counts the same thing: mrc_retransmit and OutRetrans,
+# mrc_rto and RtoFired, mrc_pkt_lost with reason rack and RackLost (and
+# path-timeout and PathTimeLost), mrc_nack_send and OutNacks, mrc_nack_recv
+# reason=trimmed and TrimRetrans. An operator's path state change leaves
+# one mrc_path_state record.
+
+# Test functions run through run_test, which shellcheck cannot follow.
+# shellcheck disable=SC2317
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$(dirname "$0")"/lib.sh
+
+MRC=$MRC_TOP/build/tools/mrc
+PERF=$MRC_TOP/build/tools/mrcperf
+A=mrc-trace-a-$RANDOM
+B=mrc-trace-b-$RANDOM
+T=/sys/kernel/tracing
+# tc's plugin for mrctrim, as built.
+export TC_LIB_DIR=$MRC_TOP/build/tools
+tmp=$(mktemp -d)
+COUNTERS=(OutRetrans RtoFired RackLost PathTimeLost OutNacks TrimRetrans)
+
+cleanup() {
+	[ -d "$T/events/mrc" ] && echo 0 > "$T/events/mrc/enable"
+	ns_del "$A" "$B"
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# trace_start: an empty buffer, large enough, recording mrc:* only.
+trace_start() {
+	echo 0 > "$T/tracing_on"
+	echo 0 > "$T/events/enable"
+	echo 16384 > "$T/buffer_size_kb"
+	echo > "$T/trace"
+	echo 1 > "$T/events/mrc/enable"
+	echo 1 > "$T/tracing_on"
+}
+
+# trace_stop: stop, keep the records in $tmp/trace, and fail if any were
+# lost to a full buffer.
+trace_stop() {
+	echo 0 > "$T/tracing_on"
+	echo 0 > "$T/events/mrc/enable"
+	cat "$T/trace" > "$tmp/trace"
+	if grep -h '^overrun: [1-9]' "$T"/per_cpu/cpu*/stats; then
+		echo "the trace buffer overflowed"
+		return 1
+	fi
+}
+
+# records EVENT [MATCH]: the records of EVENT (whose text has MATCH).
+records() {
+	grep -E " $1: " "$tmp/trace" | grep -c -- "${2:-}"
+}
+
+# sum NAME: the counter NAME's rise in both namespaces since $before_a/_b.
+sum() {
+	local da db
+
+	da=$(mrc_mib_deltas "$A" "$before_a" | grep -oE "$1 \+[0-9]+" | cut -d+ -f2)
+	db=$(mrc_mib_deltas "$B" "$before_b" | grep -oE "$1 \+[0-9]+" | cut -d+ -f2)
+	echo $((da + db))
+}
+
+# same EVENT MATCH COUNTER: as many records as the counter rose.
+same() {
+	local n c
+
+	n=$(records "$1" "$2")
+	c=$(sum "$3")
+	echo "$1 $2: $n records, $3 +$c"
+	[ "$n" -eq "$c" ]
+}
+
+# transfer: 200 messages of 64 KB from A to B, every byte checked.
+transfer() {
+	local spid
+
+	rm -f "$tmp/ready"
+	ip netns exec "$B" "$PERF" -s -1 -B "$MRC_ADDR_B" -p 7300 \
+		--ready "$tmp/ready" > "$tmp/server" 2>&1 &
+	spid=$!
+	wait_ready "$spid" "$tmp/ready" || { cat "$tmp/server"; return 1; }
+	ip netns exec "$A" "$PERF" -c "$MRC_ADDR_B" -p 7300 -n 200 -l 64K --verify \
+		> "$tmp/client" 2>&1 || { cat "$tmp/client"; return 1; }
+	wait "$spid" || { echo "the server did not verify every message"; cat "$tmp/server"; return 1; }
+}
+
+test_losses() {
+	tc -n "$A" qdisc replace dev veth-a root netem loss 3% || return 1
+	before_a=$(mrc_mib_read "$A" "${COUNTERS[@]}")
+	before_b=$(mrc_mib_read "$B" "${COUNTERS[@]}")
+	trace_start
+	transfer || return 1
+	trace_stop || return 1
+	tc -n "$A" qdisc del dev veth-a root
+	[ "$(sum OutRetrans)" -gt 0 ] || { echo "no retransmission: nothing tested"; return 1; }
+	grep -m 3 -E ' mrc_(pkt_lost|retransmit): ' "$tmp/trace"
+	same mrc_retransmit "" OutRetrans &&
+		same mrc_rto "" RtoFired &&
+		same mrc_pkt_lost "reason=rack" RackLost &&
+		same mrc_pkt_lost "reason=path-timeout" PathTimeLost || return 1
+	# Each record names the connection and the path its packet took.
+	grep -E ' mrc_retransmit: ' "$tmp/trace" | grep -vqE \
+		"src=\[$MRC_ADDR_A\]:[0-9]+ dst=\[$MRC_ADDR_B\]:7300 cid=[0-9]+ psn=[0-9]+ ev=[0-9]+ xmits=([2-9]|[1-9][0-9]+)$" &&
+		{ echo "a malformed mrc_retransmit record"; return 1; }
+	return 0
+}
+
+test_trims() {
+	mrctrim_load || return 1
+	tc -n "$A" qdisc replace dev veth-a root handle 1: tbf rate 50mbit burst 20kb \
+		latency 100ms || return 1
+	tc -n "$A" qdisc add dev veth-a parent 1:1 handle 10: mrctrim limit 30kb \
+		header-limit 20kb || return 1
+	before_a=$(mrc_mib_read "$A" "${COUNTERS[@]}")
+	before_b=$(mrc_mib_read "$B" "${COUNTERS[@]}")
+	trace_start
+	transfer || return 1
+	trace_stop || return 1
+	tc -n "$A" -s qdisc show dev veth-a
+	tc -n "$A" qdisc del dev veth-a root
+	[ "$(sum TrimRetrans)" -gt 0 ] || { echo "no trim: nothing tested"; return 1; }
+	grep -m 2 -E ' mrc_nack_(send|recv): ' "$tmp/trace"
+	same mrc_nack_send "" OutNacks &&
+		same mrc_nack_recv "reason=trimmed" TrimRetrans &&
+		same mrc_retransmit "" OutRetrans
+}
+
+test_path_state() {
+	"$MRC" -n "$A" path add "$MRC_ADDR_B" id 9 || return 1
+	trace_start
+	"$MRC" -n "$A" path set "$MRC_ADDR_B" id 9 state denied || return 1
+	trace_stop || return 1
+	"$MRC" -n "$A" path delete "$MRC_ADDR_B"
+	grep ' mrc_' "$tmp/trace"
+	[ "$(records mrc_path_state)" -eq 1 ] &&
+		[ "$(records mrc_path_state "prefix=$MRC_ADDR_B/128 id=9 good -> denied reason=operator$")" -eq 1 ]
+}
+
+mrc_loaded || { echo "mrc.ko is not loaded"; exit "$KSFT_SKIP"; }
+[ -d "$T/events" ] || mount -t tracefs nodev "$T" ||
+	{ echo "# no tracefs"; exit "$KSFT_FAIL"; }
+[ -d "$T/events/mrc" ] || { echo "# no mrc events in $T/events"; exit "$KSFT_FAIL"; }
+ns_pair "$A" "$B" || exit "$KSFT_FAIL"
+ktap_begin 3
+run_test "an operator's state change: one mrc_path_state record" test_path_state
+run_test "losses: retransmit, rto and pkt_lost records match the counters" test_losses
+run_test "trims: nack_send and nack_recv records match the counters" test_trims
+ktap_end
