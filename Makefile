@@ -55,13 +55,17 @@ DKMS_SRC := /usr/src/mrc-$(VERSION)
 
 # make install [DESTDIR=...] [PREFIX=...]: the modules for every built kernel
 # (in /lib/modules/VER/updates), the tools, their man pages, the bash
-# completion and the uapi header.
+# completion, the uapi header and the Wireshark dissector.
 PREFIX ?= /usr/local
 # tc(8) looks for its qdisc plugins in one directory, whatever PREFIX is:
 # /usr/lib/<multiarch>/tc on Debian (tc -V; strings $(which tc)), /usr/lib/tc
 # upstream. TC_LIB_DIR in tc's environment overrides it at run time.
 MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
 TC_LIBDIR ?= /usr/lib$(if $(MULTIARCH),/$(MULTIARCH))/tc
+# Wireshark and tshark load Lua dissectors from their global Lua plugin
+# directory (tshark -G folders: "Global Lua Plugins"), which is not under
+# PREFIX either: /usr/lib/<multiarch>/wireshark/plugins on Debian.
+WIRESHARK_LUA_DIR ?= /usr/lib$(if $(MULTIARCH),/$(MULTIARCH))/wireshark/plugins
 INSTALL_FILES := \
 	build/tools/mrc:$(PREFIX)/sbin/mrc:755 \
 	build/tools/mrcperf:$(PREFIX)/bin/mrcperf:755 \
@@ -72,7 +76,8 @@ INSTALL_FILES := \
 	tools/man/mrc.7:$(PREFIX)/share/man/man7/mrc.7:644 \
 	tools/mrc/mrc.bash-completion:$(PREFIX)/share/bash-completion/completions/mrc:644 \
 	uapi/linux/mrc.h:$(PREFIX)/include/linux/mrc.h:644 \
-	uapi/linux/mrc_trim.h:$(PREFIX)/include/linux/mrc_trim.h:644
+	uapi/linux/mrc_trim.h:$(PREFIX)/include/linux/mrc_trim.h:644 \
+	tools/wireshark/mrc.lua:$(WIRESHARK_LUA_DIR)/mrc.lua:644
 
 # What a user builds and installs; make check and make demo add the
 # selftests (which need linux-source for kselftest_harness.h).
@@ -128,9 +133,10 @@ $(BUILD)/tools/mrc: $(wildcard tools/mrc/*.[ch]) uapi/linux/mrc.h VERSION
 		-DMRC_TOOL_VERSION='"$(VERSION)"' \
 		-o $@ $(filter %.c,$^) $$(pkg-config --libs libmnl)
 
-$(BUILD)/tools/mrcperf: $(wildcard tools/mrcperf/*.[ch]) uapi/linux/mrc.h
+$(BUILD)/tools/mrcperf: $(wildcard tools/mrcperf/*.[ch]) uapi/linux/mrc.h VERSION
 	@mkdir -p $(dir $@)
-	$(CC) -O2 -g -Wall -Wextra -Werror -Iuapi -pthread -o $@ $(filter %.c,$^) -lm
+	$(CC) -O2 -g -Wall -Wextra -Werror -Iuapi -pthread \
+		-DMRCPERF_VERSION='"$(VERSION)"' -o $@ $(filter %.c,$^) -lm
 
 # The tc plugin of the mrctrim qdisc: its undefined symbols are tc's own.
 $(BUILD)/tools/q_mrctrim.so: tools/tc/q_mrctrim.c tools/tc/iproute2.h \

@@ -359,7 +359,12 @@ int run_client(const struct mrcperf_opts *o)
 		.lock = PTHREAD_MUTEX_INITIALIZER,
 		.cond = PTHREAD_COND_INITIALIZER,
 	};
-	struct run_info ri = { .role = "client", .ctrl = &cl.ctrl, .tcp = o->tcp };
+	struct run_info ri = {
+		.role = "client",
+		.ctrl = &cl.ctrl,
+		.tcp = o->tcp,
+		.mptcp = o->mptcp,
+	};
 	struct conn_result *res;
 	struct client_conn *cc;
 	char peer[128];

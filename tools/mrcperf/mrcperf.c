@@ -65,7 +65,8 @@ static void usage(FILE *f, bool full)
 		"                        FILE exists\n"
 		"      --start FILE      client: once every connection is open, create\n"
 		"                        FILE.ready-PID and start sending when FILE exists\n"
-		"  -h, --help            this text\n",
+		"  -h, --help            this text\n"
+		"      --version         the version of mrcperf\n",
 		MRCPERF_DEFAULT_PORT, MRCPERF_DEFAULT_TIME, MRCPERF_MAX_CONNS,
 		MRCPERF_DEFAULT_TIMEOUT);
 }
@@ -161,6 +162,7 @@ enum {
 	OPT_STALL,
 	OPT_OUTAGE,
 	OPT_BUF,
+	OPT_VERSION,
 	OPT_NR,
 };
 
@@ -189,6 +191,7 @@ static const struct option long_opts[] = {
 	{ "outage", required_argument, NULL, OPT_OUTAGE },
 	{ "buf", required_argument, NULL, OPT_BUF },
 	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -326,6 +329,9 @@ static void parse_opts(struct mrcperf_opts *o, int argc, char **argv)
 			if (!parse_size(optarg, &o->buf))
 				usage_error("bad buffer size \"%s\": 1 to 4M bytes", optarg);
 			break;
+		case OPT_VERSION:
+			printf("mrcperf, MRC for Linux %s\n", MRCPERF_VERSION);
+			exit(0);
 		case 'h':
 			usage(stdout, true);
 			exit(0);

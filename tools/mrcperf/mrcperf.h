@@ -188,13 +188,21 @@ struct conn_result {
  * @peer: the server (client side) or the client (server side)
  * @ctrl: parameters of the run
  * @tcp: TCP instead of MRC
+ * @mptcp: and MPTCP at that
  */
 struct run_info {
 	const char *role;
 	const char *peer;
 	const struct mrcperf_ctrl *ctrl;
 	bool tcp;
+	bool mptcp;
 };
+
+/* "mrc", "tcp" or "mptcp": the protocol a run used. */
+static inline const char *run_proto(const struct run_info *ri)
+{
+	return ri->mptcp ? "mptcp" : ri->tcp ? "tcp" : "mrc";
+}
 
 /**
  * struct content - what a message's content is derived from

@@ -283,7 +283,7 @@ static void print_text(FILE *f, const struct run_info *ri, const struct totals *
 	unsigned int i;
 
 	fprintf(f, "mrcperf %s: %s %s, peer %s, session %s\n", ri->role,
-		ri->tcp ? "tcp" : "mrc", mode_str(c), ri->peer, c->session);
+		run_proto(ri), mode_str(c), ri->peer, c->session);
 	fprintf(f, "%u connection%s, %u-byte messages, ", c->conns, c->conns == 1 ? "" : "s",
 		c->size);
 	if (c->count)
@@ -360,7 +360,7 @@ static void print_json(FILE *f, const struct run_info *ri, const struct totals *
 	jw_open(&w, NULL, '{');
 	jw_str(&w, "role", ri->role);
 	jw_str(&w, "mode", mode_str(c));
-	jw_str(&w, "proto", ri->tcp ? "tcp" : "mrc");
+	jw_str(&w, "proto", run_proto(ri));
 	jw_str(&w, "peer", ri->peer);
 	jw_str(&w, "session", c->session);
 	jw_u64(&w, "size", c->size);

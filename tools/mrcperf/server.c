@@ -55,6 +55,7 @@ static void session_report(const struct session *s)
 		.peer = s->peer,
 		.ctrl = &s->ctrl,
 		.tcp = srv.o->tcp,
+		.mptcp = srv.o->mptcp,
 	};
 	bool ok = results_ok(s->res, s->ctrl.conns);
 
