@@ -85,8 +85,25 @@ TRACE_EVENT(mrc_path_state,
 		      mrc_show_path_reason(__entry->reason))
 );
 
-/* The connection of a packet event, the packet (its PSN and its path's
- * EV) and @why, a number whose meaning is the event's.
+#ifndef _MRC_TRACE_HELPERS
+#define _MRC_TRACE_HELPERS
+/* The connection an event is about: both ends, and this end's id. */
+static inline void mrc_tp_conn(const struct mrc_sock *msk, u8 *saddr,
+			       u8 *daddr, u16 *sport, u16 *dport, u32 *lcid)
+{
+	memcpy(saddr, &msk->saddr, sizeof(struct in6_addr));
+	memcpy(daddr, &msk->daddr, sizeof(struct in6_addr));
+	*sport = ntohs(msk->lport);
+	*dport = ntohs(msk->dport);
+	*lcid = msk->lcid;
+}
+#endif
+
+#define MRC_TP_CONN_FMT	"src=[%pI6c]:%u dst=[%pI6c]:%u cid=%u"
+
+/* A packet of a connection: its PSN, the EV of the path it was sent on,
+ * and @why, a number whose meaning is the event's. As the class prints
+ * it, @why is an enum mrc_nack_reason.
  */
 DECLARE_EVENT_CLASS(mrc_pkt_class,
 		    TP_PROTO(const struct mrc_sock *msk, u32 psn, u16 ev, u8 why),
@@ -99,58 +116,50 @@ DECLARE_EVENT_CLASS(mrc_pkt_class,
 				     __field(u32, psn)
 				     __field(u16, ev)
 				     __field(u8, why)),
-		    TP_fast_assign(memcpy(__entry->saddr, &msk->saddr,
-					  sizeof(struct in6_addr));
-				   memcpy(__entry->daddr, &msk->daddr,
-					  sizeof(struct in6_addr));
-				   __entry->sport = ntohs(msk->lport);
-				   __entry->dport = ntohs(msk->dport);
-				   __entry->lcid = msk->lcid;
+		    TP_fast_assign(mrc_tp_conn(msk, __entry->saddr, __entry->daddr,
+					       &__entry->sport, &__entry->dport,
+					       &__entry->lcid);
 				   __entry->psn = psn;
 				   __entry->ev = ev;
 				   __entry->why = why),
-		    TP_printk("src=[%pI6c]:%u dst=[%pI6c]:%u cid=%u psn=%u ev=%u reason=%s",
+		    TP_printk(MRC_TP_CONN_FMT " psn=%u ev=%u reason=%s",
 			      __entry->saddr, __entry->sport, __entry->daddr,
-			      __entry->dport, __entry->lcid, __entry->psn,
-			      __entry->ev, mrc_show_lost_reason(__entry->why))
+			      __entry->dport, __entry->lcid, __entry->psn, __entry->ev,
+			      mrc_show_nack_reason(__entry->why))
+);
+
+/* The receiver sent a NACK. */
+DEFINE_EVENT(mrc_pkt_class, mrc_nack_send,
+	     TP_PROTO(const struct mrc_sock *msk, u32 psn, u16 ev, u8 why),
+	     TP_ARGS(msk, psn, ev, why)
+);
+
+/* The sender took a NACK: one about the latest transmission of a packet
+ * in flight, of a known reason.
+ */
+DEFINE_EVENT(mrc_pkt_class, mrc_nack_recv,
+	     TP_PROTO(const struct mrc_sock *msk, u32 psn, u16 ev, u8 why),
+	     TP_ARGS(msk, psn, ev, why)
 );
 
 /* @why: enum mrc_lost_reason */
-DEFINE_EVENT(mrc_pkt_class, mrc_pkt_lost,
-	     TP_PROTO(const struct mrc_sock *msk, u32 psn, u16 ev, u8 why),
-	     TP_ARGS(msk, psn, ev, why)
+DEFINE_EVENT_PRINT(mrc_pkt_class, mrc_pkt_lost,
+		   TP_PROTO(const struct mrc_sock *msk, u32 psn, u16 ev, u8 why),
+		   TP_ARGS(msk, psn, ev, why),
+		   TP_printk(MRC_TP_CONN_FMT " psn=%u ev=%u reason=%s",
+			     __entry->saddr, __entry->sport, __entry->daddr,
+			     __entry->dport, __entry->lcid, __entry->psn, __entry->ev,
+			     mrc_show_lost_reason(__entry->why))
 );
 
 /* @why: how many times it has been sent, this one included */
 DEFINE_EVENT_PRINT(mrc_pkt_class, mrc_retransmit,
 		   TP_PROTO(const struct mrc_sock *msk, u32 psn, u16 ev, u8 why),
 		   TP_ARGS(msk, psn, ev, why),
-		   TP_printk("src=[%pI6c]:%u dst=[%pI6c]:%u cid=%u psn=%u ev=%u xmits=%u",
+		   TP_printk(MRC_TP_CONN_FMT " psn=%u ev=%u xmits=%u",
 			     __entry->saddr, __entry->sport, __entry->daddr,
-			     __entry->dport, __entry->lcid, __entry->psn,
-			     __entry->ev, __entry->why)
-);
-
-/* @why: enum mrc_nack_reason; the receiver sends a NACK */
-DEFINE_EVENT_PRINT(mrc_pkt_class, mrc_nack_send,
-		   TP_PROTO(const struct mrc_sock *msk, u32 psn, u16 ev, u8 why),
-		   TP_ARGS(msk, psn, ev, why),
-		   TP_printk("src=[%pI6c]:%u dst=[%pI6c]:%u cid=%u psn=%u ev=%u reason=%s",
-			     __entry->saddr, __entry->sport, __entry->daddr,
-			     __entry->dport, __entry->lcid, __entry->psn,
-			     __entry->ev, mrc_show_nack_reason(__entry->why))
-);
-
-/* @why: enum mrc_nack_reason; the sender takes a NACK (one about its
- * latest transmission, of a known reason)
- */
-DEFINE_EVENT_PRINT(mrc_pkt_class, mrc_nack_recv,
-		   TP_PROTO(const struct mrc_sock *msk, u32 psn, u16 ev, u8 why),
-		   TP_ARGS(msk, psn, ev, why),
-		   TP_printk("src=[%pI6c]:%u dst=[%pI6c]:%u cid=%u psn=%u ev=%u reason=%s",
-			     __entry->saddr, __entry->sport, __entry->daddr,
-			     __entry->dport, __entry->lcid, __entry->psn,
-			     __entry->ev, mrc_show_nack_reason(__entry->why))
+			     __entry->dport, __entry->lcid, __entry->psn, __entry->ev,
+			     __entry->why)
 );
 
 TRACE_EVENT(mrc_rto,
@@ -165,21 +174,17 @@ TRACE_EVENT(mrc_rto,
 			     __field(u32, snd_nxt)
 			     __field(u32, rto_us)
 			     __field(u32, backoff)),
-	    TP_fast_assign(memcpy(__entry->saddr, &msk->saddr,
-				  sizeof(struct in6_addr));
-			   memcpy(__entry->daddr, &msk->daddr,
-				  sizeof(struct in6_addr));
-			   __entry->sport = ntohs(msk->lport);
-			   __entry->dport = ntohs(msk->dport);
-			   __entry->lcid = msk->lcid;
+	    TP_fast_assign(mrc_tp_conn(msk, __entry->saddr, __entry->daddr,
+				       &__entry->sport, &__entry->dport,
+				       &__entry->lcid);
 			   __entry->snd_una = msk->snd_una;
 			   __entry->snd_nxt = msk->snd_nxt;
 			   __entry->rto_us = msk->rto_us;
 			   __entry->backoff = msk->backoff),
-	    TP_printk("src=[%pI6c]:%u dst=[%pI6c]:%u cid=%u snd_una=%u snd_nxt=%u rto_us=%u backoff=%u",
+	    TP_printk(MRC_TP_CONN_FMT " snd_una=%u snd_nxt=%u rto_us=%u backoff=%u",
 		      __entry->saddr, __entry->sport, __entry->daddr,
-		      __entry->dport, __entry->lcid, __entry->snd_una,
-		      __entry->snd_nxt, __entry->rto_us, __entry->backoff)
+		      __entry->dport, __entry->lcid, __entry->snd_una, __entry->snd_nxt,
+		      __entry->rto_us, __entry->backoff)
 );
 
 #endif /* _MRC_TRACE_H */

@@ -19,6 +19,14 @@ static const struct keyword conn_states[] = {
 	{ NULL, 0 },
 };
 
+/* What conn show lists can be in: a listener has no connection id. */
+static const struct keyword filter_states[] = {
+	{ "syn-sent", MRC_SYN_SENT },
+	{ "syn-recv", MRC_SYN_RECV },
+	{ "established", MRC_ESTABLISHED },
+	{ NULL, 0 },
+};
+
 /* The u32 and u64 counters, in the order they are printed. */
 static const struct {
 	int attr;
@@ -150,17 +158,76 @@ static void print_conn_path(const struct nlattr *nest)
 }
 
 /**
+ * struct conn_filter - which connections conn show prints
+ * @src: with @src_len, the local address must be in this prefix
+ * @dst: with @dst_len, the peer's address must be in this prefix
+ * @src_len: prefix length of @src, or -1 for any address
+ * @dst_len: prefix length of @dst, or -1 for any address
+ * @sport: the local port, or -1 for any
+ * @dport: the peer's port, or -1 for any
+ * @state: the state (MRC_LISTEN ...), or -1 for any
+ */
+static struct conn_filter {
+	struct in6_addr src;
+	struct in6_addr dst;
+	int src_len;
+	int dst_len;
+	int sport;
+	int dport;
+	int state;
+} filter = { .src_len = -1, .dst_len = -1, .sport = -1, .dport = -1, .state = -1 };
+
+/**
  * struct conn_show - where the output of conn show is
  * @in_conn: a connection is printed (its JSON object and paths array open)
- * @lcid: its local connection id
+ * @skipping: a connection the filter leaves out is being passed over
+ * @lcid: the local connection id of either
  *
  * A connection with more paths than fit one message continues in the
- * next, so a message about the connection just printed adds paths to it.
+ * next, so a message about the connection just printed (or passed over)
+ * adds paths to it.
  */
 static struct conn_show {
 	bool in_conn;
+	bool skipping;
 	u32 lcid;
 } show;
+
+static bool in_prefix(const struct nlattr *a, const struct in6_addr *prefix,
+		      int len)
+{
+	const u8 *x = mnl_attr_get_payload(a), *p = prefix->s6_addr;
+	int bytes = len / 8, bits = len % 8;
+
+	if (len < 0)
+		return true;
+	if (memcmp(x, p, bytes))
+		return false;
+	return !bits || !((x[bytes] ^ p[bytes]) & (0xff << (8 - bits)));
+}
+
+/* Does the connection (an MRC_A_CONN nest) pass the filter? */
+static bool conn_wanted(const struct nlattr *nest)
+{
+	static const int policy[MRC_CA_MAX + 1] = {
+		[MRC_CA_STATE] = sizeof(u8),
+		[MRC_CA_SADDR] = sizeof(struct in6_addr),
+		[MRC_CA_DADDR] = sizeof(struct in6_addr),
+		[MRC_CA_SPORT] = sizeof(u16),
+		[MRC_CA_DPORT] = sizeof(u16),
+	};
+	const struct nlattr *tb[MRC_CA_MAX + 1];
+
+	nl_parse_nest(nest, policy, MRC_CA_MAX, tb);
+	if (!tb[MRC_CA_STATE] || !tb[MRC_CA_SADDR] || !tb[MRC_CA_DADDR] ||
+	    !tb[MRC_CA_SPORT] || !tb[MRC_CA_DPORT])
+		nl_fail("malformed reply from the kernel (incomplete connection)");
+	return in_prefix(tb[MRC_CA_SADDR], &filter.src, filter.src_len) &&
+	       in_prefix(tb[MRC_CA_DADDR], &filter.dst, filter.dst_len) &&
+	       (filter.sport < 0 || mnl_attr_get_u16(tb[MRC_CA_SPORT]) == filter.sport) &&
+	       (filter.dport < 0 || mnl_attr_get_u16(tb[MRC_CA_DPORT]) == filter.dport) &&
+	       (filter.state < 0 || mnl_attr_get_u8(tb[MRC_CA_STATE]) == filter.state);
+}
 
 static void show_end_conn(void)
 {
@@ -191,11 +258,17 @@ static void conn_cb(const struct nlmsghdr *nlh)
 		if (!tb[MRC_CA_LOCAL_CID])
 			nl_fail("malformed reply from the kernel (incomplete connection)");
 		lcid = mnl_attr_get_u32(tb[MRC_CA_LOCAL_CID]);
+		if (show.skipping && lcid == show.lcid)
+			continue;
 		if (!show.in_conn || lcid != show.lcid) {
 			show_end_conn();
+			show.skipping = !conn_wanted(a);
+			show.lcid = lcid;
+			if (show.skipping)
+				continue;
 			open_json_object(NULL);
 			print_conn(a);
-			/* A listener sprays over nothing: 0 paths. */
+			/* One not yet connected sprays over nothing: 0. */
 			print_u64(t, "nr_paths", " paths %llu", tb[MRC_CA_NR_PATHS] ?
 				  mnl_attr_get_u32(tb[MRC_CA_NR_PATHS]) : 0);
 			print_bool(t, "auto", " auto", tb[MRC_CA_AUTO]);
@@ -210,6 +283,65 @@ static void conn_cb(const struct nlmsghdr *nlh)
 	}
 }
 
+/* A port: 1 to 65535. */
+static int parse_port(const char *arg, const char *what)
+{
+	u32 v = parse_u32(arg, what);
+
+	if (!v || v > 65535)
+		usage_error("invalid %s \"%s\": 1 to 65535", what, arg);
+	return v;
+}
+
+/* The words after conn show: the filter, each keyword once. */
+static void parse_filter(int argc, char **argv)
+{
+	unsigned int seen = 0, bit;
+	u8 len;
+
+	for (; argc; argc--, argv++) {
+		const char *kw = *argv, *val;
+
+		if (!strcmp(kw, "src"))
+			bit = 1;
+		else if (!strcmp(kw, "dst"))
+			bit = 2;
+		else if (!strcmp(kw, "sport"))
+			bit = 4;
+		else if (!strcmp(kw, "dport"))
+			bit = 8;
+		else if (!strcmp(kw, "state"))
+			bit = 16;
+		else
+			usage_error("unknown argument \"%s\"", kw);
+		if (seen & bit)
+			usage_error("duplicate \"%s\"", kw);
+		seen |= bit;
+		val = next_arg(&argc, &argv, kw);
+		switch (bit) {
+		case 1:
+			parse_prefix(val, &filter.src, &len);
+			filter.src_len = len;
+			break;
+		case 2:
+			parse_prefix(val, &filter.dst, &len);
+			filter.dst_len = len;
+			break;
+		case 4:
+			filter.sport = parse_port(val, "sport");
+			break;
+		case 8:
+			filter.dport = parse_port(val, "dport");
+			break;
+		default:
+			filter.state = parse_keyword(filter_states, val, "state");
+		}
+	}
+}
+
+/* mrc conn show [src PREFIX] [dst PREFIX] [sport PORT] [dport PORT]
+ * [state STATE]: the connections that match all that is given.
+ */
 int do_conn(int argc, char **argv)
 {
 	struct nlmsghdr *nlh;
@@ -218,8 +350,8 @@ int do_conn(int argc, char **argv)
 		usage(stdout, 0);
 	if (argc && !is_show(*argv))
 		usage_error("conn: unknown command \"%s\"", *argv);
-	if (argc > 1)
-		usage_error("unknown argument \"%s\"", argv[1]);
+	if (argc)
+		parse_filter(argc - 1, argv + 1);
 	nlh = nl_request(MRC_CMD_CONN_GET, NLM_F_DUMP, 0);
 	open_json_array(NULL);
 	nl_talk(nlh, conn_cb);

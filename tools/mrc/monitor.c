@@ -3,13 +3,43 @@
  * mrc monitor: a line, or a JSON object, for every path state change and
  * every connection opened or closed that the kernel multicasts to the
  * "events" group, flushed at once so that a reader on the other end of a
- * pipe sees each event as it happens.
+ * pipe sees each event as it happens. mrc monitor path, or conn, shows
+ * only those; -timestamp and -tshort say when each event was read.
  */
 #include <libmnl/libmnl.h>
 #include <linux/genetlink.h>
 #include <string.h>
+#include <sys/time.h>
+#include <time.h>
 
 #include "mrc.h"
+
+/* The objects whose events are shown: bits of 1 << MRC_CMD_*_EVENT. */
+static unsigned int shown;
+
+/* -timestamp: a line before the event; -tshort: its start; JSON: a member. */
+static void print_time(void)
+{
+	char date[64], iso[96];
+	struct timeval tv;
+	struct tm tm;
+
+	if (!opts.timestamp && !opts.tshort)
+		return;
+	gettimeofday(&tv, NULL);
+	localtime_r(&tv.tv_sec, &tm);
+	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(iso, sizeof(iso), "%s.%06ld", date, (long)tv.tv_usec);
+	print_string(PRINT_JSON, "timestamp", NULL, iso);
+	if (opts.json)
+		return;
+	if (opts.tshort) {
+		printf("[%s] ", iso);
+		return;
+	}
+	strftime(date, sizeof(date), "%a %b %e %H:%M:%S %Y", &tm);
+	printf("Timestamp: %s %06ld usec\n", date, (long)tv.tv_usec);
+}
 
 static void conn_event(const struct nlmsghdr *nlh)
 {
@@ -26,6 +56,7 @@ static void conn_event(const struct nlmsghdr *nlh)
 	if (tb[MRC_A_ERRNO])
 		err = mnl_attr_get_u32(tb[MRC_A_ERRNO]);
 	open_json_object(NULL);
+	print_time();
 	print_string(PRINT_ANY, "event", "%s ", "conn");
 	print_conn(tb[MRC_A_CONN]);
 	print_u64(PRINT_JSON, "errno", NULL, err);
@@ -51,7 +82,8 @@ static void event_cb(const struct nlmsghdr *nlh)
 	char prefix[PREFIX_STRLEN], num[16];
 	u8 old = 0, reason = 0;
 
-	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*genl))
+	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*genl) ||
+	    genl->cmd >= 32 || !(shown & 1U << genl->cmd))
 		return;
 	if (genl->cmd == MRC_CMD_CONN_EVENT) {
 		conn_event(nlh);
@@ -71,6 +103,7 @@ static void event_cb(const struct nlmsghdr *nlh)
 		      mnl_attr_get_u8(tb[MRC_A_PREFIX_LEN]));
 
 	open_json_object(NULL);
+	print_time();
 	print_string(PRINT_ANY, "event", "%s", "path");
 	print_string(PRINT_ANY, "prefix", " %s", prefix);
 	print_u64(PRINT_ANY, "id", " id %llu", mnl_attr_get_u32(tb[MRC_A_PATH_ID]));
@@ -86,9 +119,20 @@ static void event_cb(const struct nlmsghdr *nlh)
 	fflush(stdout);
 }
 
+/* mrc monitor [ all | OBJECT... ]: with none named, all of them. */
 int do_monitor(int argc, char **argv)
 {
-	if (argc)
-		usage_error("unknown argument \"%s\"", *argv);
+	for (; argc; argc--, argv++) {
+		if (matches(*argv, "all"))
+			shown = ~0U;
+		else if (matches(*argv, "path"))
+			shown |= 1U << MRC_CMD_PATH_EVENT;
+		else if (matches(*argv, "conn"))
+			shown |= 1U << MRC_CMD_CONN_EVENT;
+		else
+			usage_error("monitor: unknown object \"%s\"", *argv);
+	}
+	if (!shown)
+		shown = ~0U;
 	nl_listen_events(event_cb);
 }

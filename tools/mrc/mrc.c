@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <net/if.h>
 #include <sched.h>
+#include <sys/wait.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -44,14 +45,16 @@ static const char *const usage_lines[] = {
 	"       mrc path delete PREFIX [id ID]\n",
 	"       mrc path set PREFIX id ID state { good | denied }\n",
 	"       mrc path show [PREFIX]\n",
+	"       mrc path get ADDR\n",
 	"       mrc path flush\n",
 	"       mrc pathset set PREFIX min-active N\n",
 	"       mrc probe PREFIX id ID [dst ADDR] [timeout MS]\n",
-	"       mrc conn show\n",
+	"       mrc conn show [src PREFIX] [dst PREFIX] [sport PORT] [dport PORT]\n"
+	"                     [state STATE]\n",
 	"       mrc cc show\n",
 	"       mrc cc set SETTING VALUE [SETTING VALUE...]\n",
-	"       mrc stats\n",
-	"       mrc monitor\n",
+	"       mrc stats [ show | delta ]\n",
+	"       mrc monitor [ all | path | conn ]...\n",
 };
 
 /* The terms of the grammar, each after "where  " or 7 blanks. */
@@ -59,6 +62,7 @@ static const char *const usage_lines[] = {
 	"       ID := the path's id (its EV), 0 to 65535\n"
 #define USAGE_PROBE "probe: dst is the host to probe, in PREFIX (default: PREFIX, if a\n" \
 	"              /128); timeout 1 to 10000 ms (default 1000)\n"
+#define USAGE_CONN "STATE := { syn-sent | syn-recv | established }\n"
 #define USAGE_CC "SETTING := { base-rtt | target-delay | max-cwnd | ai | fi | md |\n" \
 	"                    qa-delay | ecn-cooldown }; times in microseconds\n"
 
@@ -83,6 +87,8 @@ static noreturn void usage_object(const char *obj)
 		printf("where  " USAGE_PREFIX);
 	if (!strcmp(obj, "probe"))
 		printf("       " USAGE_PROBE);
+	if (!strcmp(obj, "conn"))
+		printf("where  " USAGE_PREFIX "       " USAGE_CONN);
 	if (!strcmp(obj, "cc"))
 		printf("where  " USAGE_CC);
 	printf("Commands and objects may be shortened to any prefix; mrc help: all.\n");
@@ -107,6 +113,7 @@ void usage(FILE *f, int status)
 		"       p s), and show may be list, lst or ls\n"
 		"       " USAGE_PREFIX
 		"       " USAGE_PROBE
+		"       " USAGE_CONN
 		"       " USAGE_CC
 		"\n"
 		"Options (-NAME, --NAME, or any prefix of NAME, as in ip(8)):\n"
@@ -118,6 +125,10 @@ void usage(FILE *f, int status)
 		"  -n, --netns NETNS   work in the network namespace %s/NETNS\n"
 		"  -b, --batch FILE    run the commands of FILE (- for standard input),\n"
 		"                      one a line, until the first that fails\n"
+		"  -f, --force         with -b, run every line, even after one fails;\n"
+		"                      the exit status is the worst of the lines'\n"
+		"  -t, --timestamp     monitor: a line with the time before each event\n"
+		"  -ts, --tshort       monitor: the time at the start of each event's line\n"
 		"  -h, --help          this text\n"
 		"  -V, --Version       the versions of this tool and of the loaded module\n"
 		"\n"
@@ -306,6 +317,9 @@ static const struct {
 	{ "statistics", false, 's' },
 	{ "netns", true, 'n' },
 	{ "batch", true, 'b' },
+	{ "force", false, 'f' },
+	{ "timestamp", false, 't' },
+	{ "tshort", false, 'T' },
 	{ "help", false, 'h' },
 	{ "Version", false, 'V' },
 };
@@ -357,6 +371,15 @@ static int parse_opts(int argc, char **argv)
 		case 'b':
 			opts.batch = val;
 			break;
+		case 'f':
+			opts.force = true;
+			break;
+		case 't':
+			opts.timestamp = true;
+			break;
+		case 'T':
+			opts.tshort = true;
+			break;
 		case 'h':
 			usage(stdout, 0);
 		case 'V':
@@ -400,26 +423,73 @@ static int run_command(int argc, char **argv)
 	return objects[find_object(argv[0])].run(argc - 1, argv + 1);
 }
 
+/* One line of a batch: a command, but neither help nor monitor. */
+static void run_line(size_t nwords, char **words)
+{
+	size_t i;
+
+	for (i = 0; i < nwords; i++)
+		if (is_help(words[i]))
+			usage_error("help is not for a batch");
+	if (!strcmp(objects[find_object(words[0])].name, "monitor"))
+		usage_error("monitor is not for a batch: it does not end");
+	run_command(nwords, words);
+	/* The next command's errors must not come before this output. */
+	fflush(stdout);
+}
+
+/* -force: the line in a child of its own, so that its error ends only
+ * the child. Returns its exit status.
+ */
+static int run_forked(size_t nwords, char **words)
+{
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0)
+		nl_fail("fork: %s", strerror(errno));
+	if (!pid) {
+		run_line(nwords, words);
+		exit(0);
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		nl_fail("waitpid: %s", strerror(errno));
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	warnx("the command was killed by signal %d", WTERMSIG(status));
+	return EXIT_KERNEL;
+}
+
 /*
  * mrc -b FILE: each line a command, as it would follow "mrc [OPTIONS]" on
  * a command line, over one netlink socket. Words are separated by blanks;
  * empty lines and lines whose first word starts with '#' are skipped. The
  * first error ends the run, with "FILE:LINE" in its message in place of
  * the program's name, so the lines before it have been applied and the
- * lines after it have not. help would end the run and monitor never ends,
- * so both are refused.
+ * lines after it have not. With -force every line runs, each error is
+ * reported, and the exit status is the worst of them. help would end the
+ * run and monitor never ends, so both are refused.
  */
 static int run_batch(const char *file)
 {
 	static char name[PATH_MAX + 32];
-	size_t cap = 0, nwords = 0, len = 0, i;
+	size_t cap = 0, nwords = 0, len = 0;
 	char **words = NULL, *line = NULL, *w, *save;
+	int status, worst = 0;
 	unsigned long lineno = 0;
 	FILE *f;
 
 	f = strcmp(file, "-") ? fopen(file, "r") : stdin;
 	if (!f)
 		usage_error("cannot open \"%s\": %s", file, strerror(errno));
+	/* A child that exits moves the offset it shares with us back to
+	 * where its copy of a buffered stream had read to: read unbuffered.
+	 */
+	if (opts.force)
+		setvbuf(f, NULL, _IONBF, 0);
 	while (getline(&line, &len, f) >= 0) {
 		lineno++;
 		snprintf(name, sizeof(name), "mrc: %s:%lu", file, lineno);
@@ -438,14 +508,12 @@ static int run_batch(const char *file)
 		if (!nwords || words[0][0] == '#')
 			continue;
 		words[nwords] = NULL;
-		for (i = 0; i < nwords; i++)
-			if (is_help(words[i]))
-				usage_error("help is not for a batch");
-		if (!strcmp(objects[find_object(words[0])].name, "monitor"))
-			usage_error("monitor is not for a batch: it does not end");
-		run_command(nwords, words);
-		/* The next command's errors must not come before this output. */
-		fflush(stdout);
+		if (opts.force) {
+			status = run_forked(nwords, words);
+			worst = status > worst ? status : worst;
+			continue;
+		}
+		run_line(nwords, words);
 	}
 	if (ferror(f))
 		usage_error("cannot read \"%s\": %s", file, strerror(errno));
@@ -454,7 +522,7 @@ static int run_batch(const char *file)
 	free(line);
 	if (f != stdin)
 		fclose(f);
-	return 0;
+	return worst;
 }
 
 int main(int argc, char **argv)

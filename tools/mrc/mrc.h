@@ -52,6 +52,9 @@ typedef __u64 u64;
  * @stats: -s, print more detail
  * @netns: -n, name of the network namespace to work in, or NULL
  * @batch: -b, the file of commands to run, "-" for standard input, or NULL
+ * @force: -f, with -b, go on after a line fails
+ * @timestamp: -t, monitor: a line with the time before each event
+ * @tshort: -ts, monitor: the time at the start of each event's line
  */
 struct mrc_opts {
 	bool json;
@@ -59,6 +62,9 @@ struct mrc_opts {
 	bool stats;
 	const char *netns;
 	const char *batch;
+	bool force;
+	bool timestamp;
+	bool tshort;
 };
 
 extern struct mrc_opts opts;

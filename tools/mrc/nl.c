@@ -357,7 +357,7 @@ static void nl_init(void)
 	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, MRC_GENL_NAME);
 	talk(nlh, &t);
 	if (t.error == ENOENT)
-		nl_fail("the mrc module is not loaded");
+		nl_fail("the mrc module is not loaded, and did not load on demand (modprobe mrc)");
 	if (t.error)
 		nl_fail("%s", t.msg[0] ? t.msg : strerror(t.error));
 	if (!nl.family)

@@ -447,24 +447,46 @@ static void show_cb(const struct nlmsghdr *nlh)
 			print_path(a);
 }
 
-static int path_show(int argc, char **argv)
+/* Send @nlh, a path-get, and print the sets of the reply: a JSON array. */
+static int show_sets(struct nlmsghdr *nlh)
 {
-	struct nlmsghdr *nlh;
-	struct path_req r;
-
 	memset(&show, 0, sizeof(show));
-	if (argc) {
-		parse_req(argc, argv, 0, 0, &r);
-		nlh = set_request(MRC_CMD_PATH_GET, &r, 0);
-	} else {
-		nlh = nl_request(MRC_CMD_PATH_GET, NLM_F_DUMP, 0);
-	}
 	nl_talk(nlh, show_cb);
 	show_end_set();
 	if (!show.started)
 		open_json_array(NULL);
 	close_json_array();
 	return 0;
+}
+
+static int path_show(int argc, char **argv)
+{
+	struct nlmsghdr *nlh;
+	struct path_req r;
+
+	if (argc) {
+		parse_req(argc, argv, 0, 0, &r);
+		nlh = set_request(MRC_CMD_PATH_GET, &r, 0);
+	} else {
+		nlh = nl_request(MRC_CMD_PATH_GET, NLM_F_DUMP, 0);
+	}
+	return show_sets(nlh);
+}
+
+/* mrc path get ADDR: the set a connection to ADDR uses, as path show. */
+static int path_get(int argc, char **argv)
+{
+	struct nlmsghdr *nlh;
+	struct in6_addr addr;
+
+	if (!argc)
+		usage_error("path get: missing ADDR");
+	if (argc > 1)
+		usage_error("path get: unknown argument \"%s\"", argv[1]);
+	parse_addr(argv[0], "address", &addr);
+	nlh = nl_request(MRC_CMD_PATH_GET, 0, 0);
+	mnl_attr_put(nlh, MRC_A_DADDR, sizeof(addr), &addr);
+	return show_sets(nlh);
 }
 
 static const struct {
@@ -475,6 +497,7 @@ static const struct {
 	{ "add", path_add },
 	{ "delete", path_del },
 	{ "show", path_show },
+	{ "get", path_get },
 	{ "set", path_set },
 	{ "flush", path_flush },
 };

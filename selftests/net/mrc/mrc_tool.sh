@@ -165,32 +165,52 @@ test_unprivileged() {
 	json_check 'len(d) == 1'
 }
 
+# Path events in monitor; beside it monitor path with -tshort and -j
+# (each event timestamped), and monitor conn, which shows none of them.
 test_monitor() {
-	local pid
+	local pid tpid cpid
 
 	m path flush
 	m path add 2001:db8:a::/64 id 3 || return 1
 	m monitor > "$tmp/monitor" 2>&1 &
 	pid=$!
+	m -j -ts monitor pa > "$tmp/tmon" 2>&1 &
+	tpid=$!
+	m mon conn > "$tmp/cmon" 2>&1 &
+	cpid=$!
 	sleep 1
 	m path set 2001:db8:a::/64 id 3 state denied || return 1
 	m path set 2001:db8:a::/64 id 3 state good || return 1
-	wait_for 20 bash -c "[ \$(grep -c 2001:db8:a:: '$tmp/monitor') -ge 2 ]"
-	kill "$pid"
-	wait "$pid" 2>/dev/null
-	cat "$tmp/monitor"
+	wait_for 20 bash -c "[ \$(grep -c 2001:db8:a:: '$tmp/monitor') -ge 2 ] &&
+		[ \$(grep -c 2001:db8:a:: '$tmp/tmon') -ge 2 ]"
+	kill "$pid" "$tpid" "$cpid"
+	wait "$pid" "$tpid" "$cpid" 2>/dev/null
+	cat "$tmp/monitor" "$tmp/tmon"
 	grep -q "id 3.*good.*denied.*operator" "$tmp/monitor" &&
-		grep -q "id 3.*denied.*good.*operator" "$tmp/monitor"
+		grep -q "id 3.*denied.*good.*operator" "$tmp/monitor" || return 1
+	python3 -c 'import json, re, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+ok = [e["event"] == "path" and e["id"] == 3 and
+      re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}", e["timestamp"])
+      for e in ev]
+sys.exit(not (len(ok) == 2 and all(ok)))' "$tmp/tmon" ||
+		{ echo "monitor path -j -ts: not two timestamped path events"; return 1; }
+	[ ! -s "$tmp/cmon" ] || { echo "monitor conn showed: $(cat "$tmp/cmon")"; return 1; }
+	bad "monitor of no such object" 'monitor: unknown object "foo"' monitor foo
 }
 
 # Connections opening and closing show in monitor: two ends established,
 # then both closed after a clean close.
 test_monitor_conns() {
-	local pid spid
+	local pid tpid ppid spid
 
 	ip netns exec "$NS" ip link set lo up
 	m monitor > "$tmp/cmon" 2>&1 &
 	pid=$!
+	m -timestamp monitor conn > "$tmp/tmon" 2>&1 &
+	tpid=$!
+	m monitor path > "$tmp/pmon" 2>&1 &
+	ppid=$!
 	sleep 1
 	ip netns exec "$NS" "$MRC_TOP"/build/tools/mrcperf -s -1 -p 7002 \
 		--ready "$tmp/ready2" > /dev/null 2>&1 &
@@ -199,14 +219,21 @@ test_monitor_conns() {
 	ip netns exec "$NS" "$MRC_TOP"/build/tools/mrcperf -c ::1 -p 7002 -n 10 \
 		-l 1000 > /dev/null 2>&1 || return 1
 	wait "$spid"
-	wait_for 30 bash -c "[ \$(grep -c 'closed' '$tmp/cmon') -ge 2 ]"
-	kill "$pid"
-	wait "$pid" 2>/dev/null
-	cat "$tmp/cmon"
+	wait_for 30 bash -c "[ \$(grep -c 'closed' '$tmp/cmon') -ge 2 ] &&
+		[ \$(grep -c 'closed' '$tmp/tmon') -ge 2 ]"
+	kill "$pid" "$tpid" "$ppid"
+	wait "$pid" "$tpid" "$ppid" 2>/dev/null
+	cat "$tmp/cmon" "$tmp/tmon"
 	[ "$(grep -c '^conn .*\]:7002 established' "$tmp/cmon")" -ge 1 ] &&
 		[ "$(grep -c '^conn .*7002.* established' "$tmp/cmon")" -eq 2 ] &&
 		[ "$(grep -c '^conn .*7002.* closed' "$tmp/cmon")" -eq 2 ] &&
-		! grep -q '^conn .*7002.*(' "$tmp/cmon"
+		! grep -q '^conn .*7002.*(' "$tmp/cmon" || return 1
+	# -timestamp: the same four events, each after a line of its time.
+	grep -v '^Timestamp: ' "$tmp/tmon" | diff - "$tmp/cmon" ||
+		{ echo "monitor conn -t differs from monitor"; return 1; }
+	[ "$(grep -cE '^Timestamp: [A-Z][a-z]{2} .* [0-9]{6} usec$' "$tmp/tmon")" -eq 4 ] ||
+		{ echo "monitor -t: not a time line for each of 4 events"; return 1; }
+	[ ! -s "$tmp/pmon" ] || { echo "monitor path showed: $(cat "$tmp/pmon")"; return 1; }
 }
 
 test_limits() {
@@ -250,6 +277,8 @@ batch_fails() {
 # file and line; comments, blank lines, standard input, output of every
 # command, and help and monitor refused.
 test_batch() {
+	local rc l
+
 	m path flush
 	cat > "$tmp/batch" <<-EOF
 	# two sets, then a mistake on line 5: help would be one
@@ -290,6 +319,51 @@ sys.exit(strip(sys.argv[1]) != strip(sys.argv[2]))' "$tmp/out" "$tmp/show" ||
 	rm "$tmp/batch"
 	batch_fails 1 "cannot open" || return 1
 	m path flush
+	# -force: every line runs; each failure is named; the exit status is
+	# the worst (2, the kernel's refusal, over 1, a bad line).
+	cat > "$tmp/batch" <<-EOF
+	path add 2001:db8:e::/64 id 3
+	path add bogus
+	path add 2001:db8:e::/64 id 3
+	monitor
+	path add 2001:db8:f::/64
+	EOF
+	m -force -b "$tmp/batch" > "$tmp/out" 2>&1
+	rc=$?
+	cat "$tmp/out"
+	[ "$rc" -eq 2 ] || { echo "mrc -force -b: exit $rc, not 2"; return 1; }
+	for l in 2 3 4; do
+		grep -q "^mrc: $tmp/batch:$l: " "$tmp/out" ||
+			{ echo "no error for line $l"; return 1; }
+	done
+	[ "$(wc -l < "$tmp/out")" -eq 3 ] || return 1
+	json_check '[(s["prefix"], [p["id"] for p in s["paths"]]) for s in d] == [("2001:db8:e::/64", [3]), ("2001:db8:f::/64", [1])]' ||
+		return 1
+	m path flush
+}
+
+# path get ADDR: the set of the longest prefix that holds ADDR, as path show
+# prints it; none, or bad input, is an error that changes nothing.
+test_path_get() {
+	m path flush
+	m path add 2001:db8::/32 id 1 || return 1
+	m path add 2001:db8:10::/48 id 2 segs fc00::2 || return 1
+	m path add 2001:db8:10::5 id 3 || return 1
+	json_check '[(s["prefix"], [p["id"] for p in s["paths"]]) for s in d] == [("2001:db8:10::/48", [2])]' \
+		path get 2001:db8:10::6 || return 1
+	json_check '[s["prefix"] for s in d] == ["2001:db8:10::5/128"]' path g 2001:db8:10::5 ||
+		return 1
+	json_check '[s["prefix"] for s in d] == ["2001:db8::/32"]' path get 2001:db8:11::1 ||
+		return 1
+	m path get 2001:db8:10::6 | grep -q "^2001:db8:10::/48" || return 1
+	bad "no set covers it" "no path set covers this destination" path get 2001:db9::1 ||
+		return 1
+	bad "get of a prefix" 'invalid address "2001:db8::/64"' path get 2001:db8::/64 ||
+		return 1
+	bad "get of nothing" "missing ADDR" path get || return 1
+	bad "get of two" 'unknown argument "2001:db8::2"' path get 2001:db8::1 2001:db8::2 ||
+		return 1
+	m path flush
 }
 
 test_conn_show() {
@@ -305,6 +379,13 @@ test_conn_show() {
 	cpid=$!
 	wait_for 30 bash -c "$MRC -n $NS -j conn show | grep -q established"
 	m -j conn show > "$tmp/conns"
+	# Filters: each alone, then together; what they leave out is named
+	# by what the whole list says of it.
+	m -j conn show sport 7001 > "$tmp/c-sport" &&
+		m -j conn sh dport 7001 state established > "$tmp/c-client" &&
+		m -j conn show state established > "$tmp/c-est" &&
+		m -j conn show src ::1 dst ::/0 > "$tmp/c-src" &&
+		m -j conn show dst 2001:db8::/32 > "$tmp/c-none" || return 1
 	kill "$cpid" "$spid" 2>/dev/null
 	wait "$cpid" "$spid" 2>/dev/null
 	m conn show
@@ -313,7 +394,49 @@ test_conn_show() {
 c = [x for x in json.load(open(sys.argv[1])) if x["state"] == "established"]
 ok = any(a["dport"] == 7001 and any(b["sport"] == 7001 and b["local_cid"] == a["remote_cid"]
                                      and b["remote_cid"] == a["local_cid"] for b in c) for a in c)
-sys.exit(0 if ok else 1)' "$tmp/conns"
+sys.exit(0 if ok else 1)' "$tmp/conns" || return 1
+	python3 -c 'import json, sys
+f = [json.load(open(x)) for x in sys.argv[1:]]
+sport, client, est, src, none = f
+ok = (len(sport) == 1 and sport[0]["sport"] == 7001 and sport[0]["state"] == "established" and
+      len(client) == 1 and client[0]["dport"] == 7001 and client[0]["state"] == "established" and
+      client[0]["local_cid"] == sport[0]["remote_cid"] and
+      sorted(c["local_cid"] for c in est) == sorted(c["local_cid"] for c in sport + client) and
+      len(src) == 2 and all(c["saddr"] == "::1" for c in src) and none == [])
+sys.exit(not ok)' "$tmp/c-sport" "$tmp/c-client" "$tmp/c-est" "$tmp/c-src" "$tmp/c-none" ||
+		{ echo "a filter let through the wrong connections:"; cat "$tmp"/c-*; return 1; }
+	bad "a bad state" 'invalid state "open"' conn show state open || return 1
+	bad "listeners are not listed" 'invalid state "listen"' conn show state listen ||
+		return 1
+	bad "a bad port" 'invalid sport "0": 1 to 65535' conn show sport 0 || return 1
+	bad "a keyword twice" 'duplicate "dst"' conn show dst ::1 dst ::2 || return 1
+	bad "an unknown keyword" 'unknown argument "pid"' conn show pid 1
+}
+
+# stats delta: what changed since the last time, by how much, and only that.
+test_stats_delta() {
+	local NS=$NS_A hist=$tmp/history
+
+	MRC_STATS_HISTORY=$hist m -j stats delta > "$tmp/d1" || return 1
+	m -j stats > "$tmp/s1" || return 1
+	# A probe to nobody: one OutProbes, whatever else.
+	m path flush
+	m path add 2001:db8::99/128 id 1 || return 1
+	m probe 2001:db8::99/128 id 1 timeout 100 > /dev/null 2>&1
+	m path flush
+	MRC_STATS_HISTORY=$hist m -j stats delta > "$tmp/d2" || return 1
+	m -j stats > "$tmp/s2" || return 1
+	MRC_STATS_HISTORY=$hist m stats d > "$tmp/d3" || return 1
+	cat "$tmp/d2" "$tmp/d3"
+	python3 -c 'import json, sys
+d1, s1, d2, s2 = (json.load(open(x)) for x in sys.argv[1:5])
+ok = (d1 == {k: v for k, v in s1.items() if v} and
+      d2 == {k: s2[k] - s1[k] for k in s2 if s2[k] != s1[k]} and d2.get("OutProbes") == 1)
+sys.exit(not ok)' "$tmp/d1" "$tmp/s1" "$tmp/d2" "$tmp/s2" ||
+		{ echo "stats delta is not the difference"; return 1; }
+	# Nothing happened since: nothing, or only what reading moved.
+	[ "$(wc -l < "$tmp/d3")" -le 1 ] || return 1
+	bad "stats of a word" 'unknown argument "x"' stats x
 }
 
 test_cc_show() {
@@ -651,7 +774,7 @@ test_options() {
 
 [ -x "$MRC" ] || { echo "# $MRC not built"; exit "$KSFT_FAIL"; }
 setup || { echo "# setup failed"; exit "$KSFT_FAIL"; }
-ktap_begin 21
+ktap_begin 23
 run_test "add, show, set, del and flush round trip" test_round_trip
 run_test "options, objects and commands as ip takes them: prefixes, -V, help" test_options
 run_test "bad input is refused and changes nothing" test_bad_input
@@ -660,8 +783,10 @@ run_test "unprivileged users read but cannot change" test_unprivileged
 run_test "monitor shows state changes" test_monitor
 run_test "monitor shows connections opening and closing" test_monitor_conns
 run_test "256 paths in a set, 1024 sets" test_limits
-run_test "-b runs a batch of commands until the first that fails" test_batch
-run_test "conn show lists both ends of a connection" test_conn_show
+run_test "-b runs a batch of commands until the first that fails; -force all" test_batch
+run_test "path get gives the set a destination uses" test_path_get
+run_test "stats delta gives what changed since the last" test_stats_delta
+run_test "conn show lists both ends of a connection, and filters them" test_conn_show
 run_test "cc show gives the defaults" test_cc_show
 run_test "cc set round trip" test_cc_set
 run_test "bad cc settings are refused and change nothing" test_cc_bad_input
