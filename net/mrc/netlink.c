@@ -704,10 +704,11 @@ static int mrc_nl_put_limits(struct sk_buff *msg, const struct mrc_sock *msk)
 		[MRC_SL_RWND] = MRC_CA_RWND_LIMITED_US,
 		[MRC_SL_SNDBUF] = MRC_CA_SNDBUF_LIMITED_US,
 	};
+	unsigned long now = jiffies;
 	int i;
 
 	for (i = 0; i < MRC_SL_NR; i++)
-		if (nla_put_u64_64bit(msg, attr[i], mrc_send_limit_us(msk, i),
+		if (nla_put_u64_64bit(msg, attr[i], mrc_send_limit_us(msk, i, now),
 				      MRC_CA_UNSPEC))
 			return -EMSGSIZE;
 	return 0;

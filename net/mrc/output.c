@@ -484,10 +484,13 @@ void mrc_send_limit_set(struct mrc_sock *msk, enum mrc_send_limit limit)
  * mrc_send_limit_us() - time a connection's sender spent under a limit
  * @msk: the socket; a snapshot without its lock
  * @limit: enum mrc_send_limit, or MRC_SL_IDLE for all but idle (busy)
+ * @now: jiffies, read once for all the limits of one report, so that the
+ *	busy time is never less than the time under one of its limits
  *
- * Return: microseconds, the current spell included.
+ * Return: microseconds, the current spell (up to @now) included.
  */
-u64 mrc_send_limit_us(const struct mrc_sock *msk, enum mrc_send_limit limit)
+u64 mrc_send_limit_us(const struct mrc_sock *msk, enum mrc_send_limit limit,
+		      unsigned long now)
 {
 	const struct mrc_stats *st = &msk->stats;
 	u8 cur = READ_ONCE(st->limit);
@@ -498,7 +501,7 @@ u64 mrc_send_limit_us(const struct mrc_sock *msk, enum mrc_send_limit limit)
 		if (limit == MRC_SL_IDLE || limit == i)
 			j += READ_ONCE(st->limit_jiffies[i]);
 	if (cur != MRC_SL_IDLE && (limit == MRC_SL_IDLE || limit == cur))
-		j += jiffies - READ_ONCE(st->limit_since);
+		j += now - READ_ONCE(st->limit_since);
 	return (u64)jiffies_to_usecs(1) * j;
 }
 

@@ -69,7 +69,8 @@ int mrc_txq_alloc(struct sock *sk);
 void mrc_txq_release(struct sock *sk);
 void mrc_push(struct sock *sk);
 void mrc_send_limit_set(struct mrc_sock *msk, enum mrc_send_limit limit);
-u64 mrc_send_limit_us(const struct mrc_sock *msk, enum mrc_send_limit limit);
+u64 mrc_send_limit_us(const struct mrc_sock *msk, enum mrc_send_limit limit,
+		      unsigned long now);
 void mrc_tx_purge(struct sock *sk);
 void mrc_detect_losses(struct sock *sk);
 void mrc_mark_lost(struct sock *sk, struct mrc_tx_cb *cb,

@@ -792,6 +792,7 @@ static void mrc_fill_info(struct sock *sk, struct mrc_info *info)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
 	const struct mrc_stats *st = &msk->stats;
+	unsigned long now = jiffies;
 
 	info->mrci_state = msk->state;
 	info->mrci_shutdown = sk->sk_shutdown;
@@ -821,12 +822,12 @@ static void mrc_fill_info(struct sock *sk, struct mrc_info *info)
 	info->mrci_ecn_marks = st->ecn_marks;
 	info->mrci_pkts_trimmed = st->pkts_trimmed;
 	info->mrci_trim_retrans = st->trim_retrans;
-	info->mrci_busy_us = mrc_send_limit_us(msk, MRC_SL_IDLE);
-	info->mrci_app_limited_us = mrc_send_limit_us(msk, MRC_SL_BUSY);
-	info->mrci_cwnd_limited_us = mrc_send_limit_us(msk, MRC_SL_CWND);
-	info->mrci_wnd_limited_us = mrc_send_limit_us(msk, MRC_SL_WND);
-	info->mrci_rwnd_limited_us = mrc_send_limit_us(msk, MRC_SL_RWND);
-	info->mrci_sndbuf_limited_us = mrc_send_limit_us(msk, MRC_SL_SNDBUF);
+	info->mrci_busy_us = mrc_send_limit_us(msk, MRC_SL_IDLE, now);
+	info->mrci_app_limited_us = mrc_send_limit_us(msk, MRC_SL_BUSY, now);
+	info->mrci_cwnd_limited_us = mrc_send_limit_us(msk, MRC_SL_CWND, now);
+	info->mrci_wnd_limited_us = mrc_send_limit_us(msk, MRC_SL_WND, now);
+	info->mrci_rwnd_limited_us = mrc_send_limit_us(msk, MRC_SL_RWND, now);
+	info->mrci_sndbuf_limited_us = mrc_send_limit_us(msk, MRC_SL_SNDBUF, now);
 }
 
 static int mrc_getsockopt(struct socket *sock, int level, int optname,
