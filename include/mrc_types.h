@@ -545,6 +545,7 @@ enum {
 	MRC_DEFER_RTX,
 	MRC_DEFER_ACK,
 	MRC_DEFER_PMTU,
+	MRC_RTX_LATE,	/* the timer fired late once: see mrc_rtx_timer_fn() */
 };
 
 /* Bits of mrc_sock.fin. */
@@ -687,6 +688,10 @@ struct mrc_stats {
  *	not time out the whole connection
  * @path_rto_idx: the path that has @path_rto_us
  * @rack_xmit_us: send time of the latest-sent packet delivered, on any path
+ * @rack_excess_us: how much longer than its path's srtt + 4 rttvar that
+ *	packet took to be acknowledged: when this host or the peer did not
+ *	run for a while, every packet was late by that much, and the paths'
+ *	timeouts wait as much longer (mrc_path_timeout_us())
  * @busy_gen: busy periods so far: it counts the packets sent with nothing
  *	outstanding (the connection was idle); a path's late run from an
  *	earlier one may be old news (mrc_cp_late())
@@ -793,6 +798,7 @@ struct mrc_sock {
 	u32 path_rto_us;
 	u16 path_rto_idx;
 	u32 rack_xmit_us;
+	u32 rack_excess_us;
 	u32 busy_gen;
 	u32 late_due_us;
 	u32 delivery_us;

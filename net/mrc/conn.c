@@ -82,16 +82,42 @@ static void mrc_conn_unhash(struct sock *sk)
 	__sock_put(sk);
 }
 
+/* A timer that fires two jiffies or more after it was due says that this
+ * host did not run meanwhile (a busy hypervisor): the ACKs that came in
+ * that time wait in the receive path, which runs after timers. Judging
+ * the packets in flight before reading them would declare lost what was
+ * delivered, and fire the RTO on a peer that answered. Such a timer
+ * waits one jiffy more, once.
+ */
+static bool mrc_rtx_timer_late(struct sock *sk, unsigned long due)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+
+	if (time_before(jiffies, due + 2)) {
+		clear_bit(MRC_RTX_LATE, &msk->deferred);
+		return false;
+	}
+	if (test_and_set_bit(MRC_RTX_LATE, &msk->deferred))
+		return false;
+	MRC_INC(sock_net(sk), TIMER_LATE);
+	sk_reset_timer(sk, &msk->rtx_timer, jiffies + 1);
+	return true;
+}
+
 static void mrc_rtx_timer_fn(struct timer_list *t)
 {
 	struct mrc_sock *msk = from_timer(msk, t, rtx_timer);
 	struct sock *sk = &msk->sk;
 
 	bh_lock_sock(sk);
+	/* A late timer fires again in a jiffy. */
+	if (mrc_rtx_timer_late(sk, t->expires))
+		goto out;
 	if (!sock_owned_by_user(sk))
 		mrc_rtx_timeout(sk);
 	else if (!test_and_set_bit(MRC_DEFER_RTX, &msk->deferred))
 		sock_hold(sk);
+out:
 	bh_unlock_sock(sk);
 	sock_put(sk);
 }

@@ -99,6 +99,8 @@ static const char * const mrc_mib_names[] = {
 	[MRC_MIB_TX_NO_PATH] = "TxNoPath",
 	[MRC_MIB_SEND_MEM_LIMIT] = "SendMemLimit",
 	[MRC_MIB_MEM_PRESSURE] = "MemPressure",
+	[MRC_MIB_RTO_DEFERRED] = "RtoDeferred",
+	[MRC_MIB_TIMER_LATE] = "RtxTimerLate",
 };
 
 static_assert(ARRAY_SIZE(mrc_mib_names) == MRC_MIB_MAX);

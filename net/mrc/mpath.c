@@ -455,8 +455,12 @@ void mrc_cp_on_delivered(struct sock *sk, const struct mrc_tx_cb *cb, u32 now,
 		cs->rack_xmit_us = cb->xmit_us;
 		cs->rack_rtt_us = now - cb->xmit_us;
 	}
-	if (!msk->rack_xmit_us || mrc_after(cb->xmit_us, msk->rack_xmit_us))
+	if (!msk->rack_xmit_us || mrc_after(cb->xmit_us, msk->rack_xmit_us)) {
+		s32 excess = now - cb->xmit_us - cs->srtt_us - 4 * cs->rttvar_us;
+
 		msk->rack_xmit_us = cb->xmit_us;
+		msk->rack_excess_us = cs->srtt_us && excess > 0 ? excess : 0;
+	}
 count:
 	if (cp->path)
 		mrc_path_count(cp->path, MRC_PC_ACKED, 1);

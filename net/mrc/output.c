@@ -693,14 +693,19 @@ void mrc_txq_release(struct sock *sk)
  * holding its ACK, and the connection may be going idle: twice the srtt
  * plus four variations, plus the reordering window, plus the longest the
  * peer may hold an ACK (@hold: mrc_ack_hold_us(), computed once a scan,
- * not once a packet in flight, for it divides). Zero while the path has
- * no RTT sample (the RTO covers it then).
+ * not once a packet in flight, for it divides). Either way plus the
+ * excess delay of the latest delivery (&mrc_sock.rack_excess_us): a
+ * packet of another path that took longer than its own path's timeout
+ * says that everything was late (this host or the peer did not run),
+ * not this path alone. Zero while the path has no RTT sample (the RTO
+ * covers it then).
  */
 static u32 mrc_path_timeout_us(const struct mrc_sock *msk,
 			       const struct mrc_cpstate *cs,
 			       const struct mrc_tx_cb *cb, u32 hold)
 {
-	u32 base = cs->srtt_us + 4 * cs->rttvar_us + mrc_reo_wnd_us(msk, cs);
+	u32 base = cs->srtt_us + 4 * cs->rttvar_us + mrc_reo_wnd_us(msk, cs) +
+		   msk->rack_excess_us;
 
 	if (!cs->srtt_us)
 		return 0;
@@ -791,12 +796,19 @@ static u32 mrc_trim_hold_us(const struct mrc_sock *msk,
  * trimmed is no loss: it is released for retransmission once its trim
  * hold (mrc_trim_hold_us()) is over. Packets still inside any of these
  * windows arm the timer for its end.
+ *
+ * Return: the microseconds until the earliest of those windows ends
+ * (U32_MAX if none is open), or 0 when RACK or a path's timeout declared
+ * a packet lost: each of these shows that the peer delivers (a packet
+ * sent later was acknowledged, or a NACK came), so the RTO, which is for
+ * a peer that has gone silent, must wait (mrc_rtx_timeout()).
  */
-void mrc_detect_losses(struct sock *sk)
+u32 mrc_detect_losses(struct sock *sk)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
 	struct mrc_cpstate *st = mrc_cp_sts(msk);
 	u32 now = mrc_now_us(), wait = U32_MAX, psn;
+	bool found = false;
 
 	for (psn = msk->snd_una; mrc_before(psn, msk->snd_nxt); psn++) {
 		struct sk_buff *skb = mrc_txq_get(msk, psn);
@@ -838,6 +850,7 @@ void mrc_detect_losses(struct sock *sk)
 				mrc_mark_lost(sk, cb, MRC_LOST_RACK);
 				mrc_cc_on_loss(sk, cb->pidx);
 				MRC_INC(sock_net(sk), RACK_LOST);
+				found = true;
 			} else {
 				/* The path delivers: RACK alone judges it. */
 				wait = min_t(u32, wait, left);
@@ -867,12 +880,32 @@ void mrc_detect_losses(struct sock *sk)
 			mrc_cc_on_loss(sk, cb->pidx);
 			MRC_INC(sock_net(sk), PATH_TIME_LOST);
 			mrc_cp_late(sk, cb, tmo);
+			found = true;
 		} else {
 			wait = min_t(u32, wait, left);
 		}
 	}
 	if (wait != U32_MAX)
 		mrc_arm_rtx_at(sk, wait);
+	return found ? 0 : wait;
+}
+
+/* Start a new RTO from now, at least @wait_us away, without delaying a
+ * timer armed earlier (the end of a reordering window, a poll, a local
+ * drop's tick).
+ */
+static void mrc_rto_restart(struct sock *sk, u32 wait_us)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+	u32 rto = mrc_rto_us(sk);
+
+	/* One jiffy past the window's end: its timer comes first. */
+	if (wait_us != U32_MAX && wait_us >= rto)
+		rto = wait_us + jiffies_to_usecs(1);
+	msk->rto_deadline = jiffies + usecs_to_jiffies(rto);
+	if (!timer_pending(&msk->rtx_timer) ||
+	    time_after(msk->rtx_timer.expires, msk->rto_deadline))
+		sk_reset_timer(sk, &msk->rtx_timer, msk->rto_deadline);
 }
 
 /* The RTO expired: declare lost what has been out longer than both the
@@ -1019,7 +1052,11 @@ void mrc_rtx_timeout(struct sock *sk)
 	if (mrc_orphan_expired(sk))
 		return;
 	if (time_before(jiffies, msk->rto_deadline)) {
-		mrc_detect_losses(sk);
+		/* The losses found here go again with a full RTO ahead of
+		 * them, as TCP rearms its RTO when it retransmits the head.
+		 */
+		if (!mrc_detect_losses(sk))
+			mrc_rto_restart(sk, U32_MAX);
 		mrc_push(sk);
 		if (!timer_pending(&msk->rtx_timer) &&
 		    (msk->outstanding || (msk->fin & MRC_FIN_SENT)))
@@ -1031,6 +1068,28 @@ void mrc_rtx_timeout(struct sock *sk)
 	    (msk->outstanding || !skb_queue_empty(&sk->sk_write_queue)) &&
 	    mrc_outage(sk))
 		return;
+	/* The per-path detector before the RTO. A path's timeout may end
+	 * after the RTO (a path's reordering window grows without an RTT
+	 * sample to raise the RTO with it), and a timer that fired late,
+	 * after this host did not run for a while, finds both due. A packet
+	 * RACK or a path's timeout declares lost, or will, was sent before
+	 * one the peer acknowledged: the peer delivers, and these losses
+	 * are the paths', which the detector judges, not a silence of the
+	 * whole connection. Only a peer silent since everything in flight
+	 * was sent makes an RTO. The scan ends (each packet it waits on is
+	 * older than the latest delivery): it cannot hold the RTO off for
+	 * long without new deliveries.
+	 */
+	if (msk->state == MRC_ESTABLISHED && msk->outstanding) {
+		u32 wait = mrc_detect_losses(sk);
+
+		if (wait != U32_MAX) {
+			MRC_INC(sock_net(sk), RTO_DEFERRED);
+			mrc_rto_restart(sk, wait);
+			mrc_push(sk);
+			return;
+		}
+	}
 	if (msk->state == MRC_SYN_SENT || msk->state == MRC_SYN_RECV)
 		limit = min_t(unsigned int, mrc_syn_retries, U8_MAX);
 	if (msk->retries >= limit) {
@@ -1068,10 +1127,7 @@ void mrc_rtx_timeout(struct sock *sk)
 	/* The next RTO, unless what was just sent armed an earlier look:
 	 * the poll for a path (mrc_poll_paths()) or a local drop's tick.
 	 */
-	msk->rto_deadline = jiffies + usecs_to_jiffies(mrc_rto_us(sk));
-	if (!timer_pending(&msk->rtx_timer) ||
-	    time_after(msk->rtx_timer.expires, msk->rto_deadline))
-		sk_reset_timer(sk, &msk->rtx_timer, msk->rto_deadline);
+	mrc_rto_restart(sk, U32_MAX);
 }
 
 /**

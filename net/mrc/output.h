@@ -72,7 +72,7 @@ void mrc_send_limit_set(struct mrc_sock *msk, enum mrc_send_limit limit);
 u64 mrc_send_limit_us(const struct mrc_sock *msk, enum mrc_send_limit limit,
 		      unsigned long now);
 void mrc_tx_purge(struct sock *sk);
-void mrc_detect_losses(struct sock *sk);
+u32 mrc_detect_losses(struct sock *sk);
 void mrc_mark_lost(struct sock *sk, struct mrc_tx_cb *cb,
 		   enum mrc_lost_reason reason);
 void mrc_mark_released(struct sock *sk, struct mrc_tx_cb *cb);

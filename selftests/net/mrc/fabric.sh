@@ -522,6 +522,18 @@ fab_link_shape() {
 	done <<< "$ends"
 }
 
+# fab_link_drops H K DIR: how many packets the root qdisc of the link
+# host H <-> spine K has dropped in direction DIR (up or down), as tc -s
+# counts them.
+fab_link_drops() {
+	local ends ns dev
+
+	ends=$(fab_link_ends "$1" "$2" "$3") || return 1
+	read -r ns dev <<< "$ends"
+	tc -n "$ns" -s qdisc show dev "$dev" |
+		awk '/dropped/ { sub(",", "", $7); print $7 + 0; exit }'
+}
+
 # fab_link_up_ready H K: both ends of the link have a carrier and the
 # link's prefix route, so routes via the other end can be added.
 fab_link_up_ready() {
