@@ -99,6 +99,7 @@ static void stats_delta(void)
 	char name[STAT_NAME_MAX];
 	unsigned long long v;
 	FILE *f;
+	int fd;
 
 	history_path(path, sizeof(path));
 	f = fopen(path, "r");
@@ -130,15 +131,24 @@ static void stats_delta(void)
 	}
 	free(h);
 
-	/* A whole new file in its place, so that a reader never sees half. */
-	snprintf(tmp, sizeof(tmp), "%s.new", path);
-	f = fopen(tmp, "w");
+	/* A whole new file in its place, so that a reader never sees half.
+	 * The history lives in /tmp under a name anyone can guess: create
+	 * the new file with a name nobody could have planted a link at
+	 * (mkstemp: O_EXCL), and rename() replaces a link, never its target.
+	 */
+	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
+	fd = mkstemp(tmp);
+	f = fd < 0 ? NULL : fdopen(fd, "w");
 	if (!f)
 		nl_fail("cannot write \"%s\": %s", tmp, strerror(errno));
 	for (i = 0; i < cur.n; i++)
 		fprintf(f, "%s %llu\n", cur.v[i].name, cur.v[i].val);
-	if (fclose(f) || rename(tmp, path))
-		nl_fail("cannot write \"%s\": %s", path, strerror(errno));
+	if (fclose(f) || rename(tmp, path)) {
+		int err = errno;
+
+		unlink(tmp);
+		nl_fail("cannot write \"%s\": %s", path, strerror(err));
+	}
 }
 
 int do_stats(int argc, char **argv)
