@@ -432,6 +432,10 @@ struct mrc_cpstate {
  * @last: entry the latest packet took
  * @burst_left: packets still to put on @last before choosing again
  * @explore: choices since the latest one that ignored credits
+ * @verify: 1 + the entry whose late run has just become due for
+ *	retirement (mrc_cp_late()): the next DATA packet that may take it
+ *	does, whatever its credits, to see whether it still delivers; 0
+ *	for none
  * @st: the state of sending on each entry of @p, in the same order;
  *	NULL until the connection first sends DATA (mrc_cp_start()), so
  *	that a connection that never does, idle or only receiving, does
@@ -452,6 +456,7 @@ struct mrc_cpaths {
 	u16 last;
 	u16 burst_left;
 	u16 explore;
+	u16 verify;
 	struct mrc_cpstate __rcu *st;
 	struct mrc_cpath p[];
 };

@@ -13,7 +13,11 @@
  *     path in round robin, so that a path that comes back (or is added)
  *     earns credits again;
  *  4. in both, skipping paths that echoed CE within the ECN cool-down,
- *     unless every usable path is cooling down.
+ *     unless every usable path is cooling down;
+ *  5. before all of these, once, a path whose late run has just become
+ *     due for retirement (mrc_cp_late()), unless the packet is to avoid
+ *     it or it is cooling down: its losses may be one burst a queue
+ *     dropped, and a packet sent after them shows whether it delivers.
  *
  * This file builds into the module and, unchanged, into the user-space
  * fuzzer of tools/testing/fuzz/, which drives it with arbitrary path
@@ -96,6 +100,15 @@ int mrc_cp_pick(struct mrc_cpaths *cps, int avoid, u32 now)
 {
 	u32 n, i;
 
+	if (cps->verify) {
+		i = cps->verify - 1;
+		if (i >= cps->nr || !mrc_cp_usable(&cps->p[i])) {
+			cps->verify = 0;
+		} else if ((int)i != avoid && !mrc_cp_cooling(&cps->p[i], now)) {
+			cps->verify = 0;
+			goto found_rr;
+		}
+	}
 	if (cps->burst_left && cps->last != avoid &&
 	    mrc_cp_usable(&cps->p[cps->last]) &&
 	    !mrc_cp_cooling(&cps->p[cps->last], now)) {

@@ -592,6 +592,12 @@ void mrc_cp_late(struct sock *sk, const struct mrc_tx_cb *cb, u32 tmo)
 	if (!cs->late_until_us) {
 		cs->late_psn = cb->psn;
 		cs->late_xmit_us = cb->xmit_us;
+		/* The run may be one burst that a full queue dropped, after
+		 * which the path, its credits gone, got nothing more: the
+		 * next packet goes on it, and its delivery before the
+		 * retirement ends the run (mrc_cp_on_delivered()).
+		 */
+		mrc_cps(msk)->verify = cb->pidx + 1;
 	} else if (!mrc_before(until, cs->late_until_us)) {
 		return;
 	}

@@ -9,7 +9,8 @@
  * automatic) and a byte of credits; then operations of two bytes each:
  * choose a path for DATA (avoiding one, or none), for a control packet
  * (preferring one EV, or none), change one path's state byte, move the
- * clock, or set the spray burst. Every choice is checked against what
+ * clock, set the spray burst, set one path's credits, or name a path
+ * (or one out of range) to verify. Every choice is checked against what
  * the chooser promises:
  *  - -1 exactly when no path may be used (for control packets: when
  *    every path is denied, deleted or too big);
@@ -137,7 +138,7 @@ int mrc_fuzz_one(const u8 *data, size_t size)
 	for (data += 1 + 2 * nr, size -= 1 + 2 * nr; size >= 2; data += 2, size -= 2) {
 		u8 op = data[0], arg = data[1];
 
-		switch (op % 6) {
+		switch (op % 7) {
 		case 0:
 			check_data(cps, arg < 128 ? (int)(arg % nr) : -1);
 			break;
@@ -155,6 +156,9 @@ int mrc_fuzz_one(const u8 *data, size_t size)
 			break;
 		case 5:
 			cps->p[(op >> 3) % nr].credit = arg % (MRC_CREDIT_MAX + 1);
+			break;
+		case 6:
+			cps->verify = arg % (nr + 2);
 			break;
 		}
 	}

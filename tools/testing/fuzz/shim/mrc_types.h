@@ -33,6 +33,7 @@ struct mrc_cpaths {
 	u16 last;
 	u16 burst_left;
 	u16 explore;
+	u16 verify;
 	struct mrc_cpath p[];
 };
 
