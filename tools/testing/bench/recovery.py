@@ -294,11 +294,14 @@ def plot(d, protos, res, planes, png):
                         acc[k] -= rows[i - AVG][k]
                 f.write("%d %s\n" % (row[0], " ".join(
                     "%.3f" % (acc[k] / AVG) for k in range(1, planes + 1))))
-        lines.append("set title '%s (run %d of %d, the median stall): stall "
-                     "%s ms, back to 90%% %s ms after the failure (red); "
-                     "healed at the green line'" %
-                     (p, r["plotted_run"], len(r["runs"]), pr["stall_ms"],
-                      pr["back_to_90_ms"]))
+        # Runs are numbered by repetition; a failed one leaves a gap.
+        done = len(r["runs"])
+        lines.append("set title '%s (run %d of %d%s, the median stall): "
+                     "stall %s ms, back to 90%% %s ms after the failure "
+                     "(red); healed at the green line'" %
+                     (p, r["plotted_run"], res["reps"],
+                      "" if done == res["reps"] else ", %d complete" % done,
+                      pr["stall_ms"], pr["back_to_90_ms"]))
         lines.append("set arrow 1 from %s, graph 0 to %s, graph 1 nohead "
                      "lc rgb 'red'" % (r["fail_at_ms"], r["fail_at_ms"]))
         lines.append("set arrow 2 from %s, graph 0 to %s, graph 1 nohead "
