@@ -224,6 +224,10 @@ plot DATA using 1:2 with lines dt 2 lc rgb 'gray' title 'capacity', \\
                    "%d RTOs." % (len(m.get("mib_runs", [])), m["paths_retired"],
                                  m["retire_undone"], m["runs_retiring_more"],
                                  m["rtos"])]
+            if "retired_before_failure" in m:
+                md[-1] += (" %d of the retirements came before the failure "
+                           "(spurious by construction)." %
+                           m["retired_before_failure"])
         md += ["", "![recovery](recovery.png)", ""]
         g = rc.get("goals", {}).get("mrc", {})
         goal(goals, "recovery: MRC stall <= goal",
