@@ -5,7 +5,9 @@
  * connection is ready (or has failed), so that parallel connections really
  * overlap. Then it sends its messages (stream) or sends each one and waits
  * for its echo (pingpong), shuts down its sending side and checks the
- * server's report against what it sent.
+ * server's report against what it sent. In reverse (-R) it receives and
+ * checks what the server sends, and the server's report of it. With -i the
+ * main thread prints what all of them moved, every interval.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -29,6 +31,8 @@ struct client {
 	unsigned int arrived;
 	unsigned int gated;
 	unsigned int held;
+	unsigned int finished;
+	u64 open_ns;
 };
 
 struct client_conn {
@@ -42,8 +46,10 @@ struct client_conn {
 static void gate_arrive(struct client *cl)
 {
 	pthread_mutex_lock(&cl->lock);
-	if (++cl->arrived == cl->o->conns)
+	if (++cl->arrived == cl->o->conns) {
+		cl->open_ns = now_ns();
 		pthread_cond_broadcast(&cl->cond);
+	}
 	pthread_mutex_unlock(&cl->lock);
 }
 
@@ -137,8 +143,7 @@ static int client_stream(struct client_conn *cc, struct mconn *mc, u8 *buf)
 			fail_io(r, "send", o->timeout);
 			return -1;
 		}
-		r->messages++;
-		r->bytes += o->size;
+		conn_count(r, o->size);
 	}
 	return 0;
 }
@@ -165,8 +170,7 @@ static int client_pingpong(struct client_conn *cc, struct mconn *mc, u8 *buf, u8
 			fail_io(r, "send", o->timeout);
 			return -1;
 		}
-		r->messages++;
-		r->bytes += o->size;
+		conn_count(r, o->size);
 		n = msg_recv(mc, echo, o->size);
 		if (n < 0) {
 			fail_io(r, "recv echo", o->timeout);
@@ -193,13 +197,90 @@ static int client_pingpong(struct client_conn *cc, struct mconn *mc, u8 *buf, u8
 	return 0;
 }
 
+/* The server's report against what this side sent (@sent) or received. */
+static void report_check(struct conn_result *r, const char *msg, bool sent)
+{
+	char err[MRCPERF_ERR_LEN];
+	struct mrcperf_report rep;
+
+	if (report_parse(&rep, msg, err, sizeof(err))) {
+		conn_fail(r, "%s", err);
+		return;
+	}
+	if (rep.errors) {
+		r->verify_errors += rep.errors;
+		conn_fail(r, "server: %llu of %llu messages failed verification, first: %s",
+			  rep.errors, rep.messages, rep.error);
+	} else if (rep.error[0]) {
+		conn_fail(r, "server: %s", rep.error);
+	}
+	if (rep.messages != r->messages || rep.bytes != r->bytes)
+		conn_fail(r, "server %s %llu messages (%llu bytes), client %s %llu (%llu bytes)",
+			  sent ? "got" : "sent", rep.messages, rep.bytes,
+			  sent ? "sent" : "got", r->messages, r->bytes);
+}
+
+/* Reverse: receive and check the server's messages until its report,
+ * which is the first message not @size bytes long, then its end of file.
+ */
+static int client_receive(struct client_conn *cc, struct mconn *mc, u8 *buf, size_t cap)
+{
+	const struct mrcperf_opts *o = cc->cl->o;
+	struct conn_result *r = &cc->res;
+	struct content ct = { o->seed, r->conn, o->size };
+	struct verifier v;
+	ssize_t n;
+
+	verifier_init(&v, &ct);
+	r->start_ns = now_ns();
+	for (;;) {
+		n = msg_recv(mc, buf, cap);
+		if (n < 0) {
+			fail_io(r, "recv", o->timeout);
+			return -1;
+		}
+		if (!n) {
+			conn_fail(r, "server closed the connection without a report");
+			return -1;
+		}
+		if ((size_t)n != o->size)
+			break;
+		conn_count(r, n);
+		if (o->verify)
+			verify_msg(&v, buf, n);
+		else
+			verify_len(&v, n);
+	}
+	r->end_ns = now_ns();
+	if (v.errors) {
+		r->verify_errors += v.errors;
+		conn_fail(r, "%llu of %llu messages failed verification, first: %s",
+			  v.errors, r->messages, v.first);
+	}
+	if ((size_t)n > MRCPERF_CTRL_MAX) {
+		conn_fail(r, "message of %zd bytes is neither data nor a report", n);
+		return -1;
+	}
+	buf[n] = '\0';
+	report_check(r, (const char *)buf, false);
+	if (shutdown(mc->fd, SHUT_WR)) {
+		fail_io(r, "shutdown", o->timeout);
+		return -1;
+	}
+	n = msg_recv(mc, buf, cap);
+	if (n < 0)
+		fail_io(r, "recv end of file", o->timeout);
+	else if (n)
+		conn_fail(r, "server sent %zd bytes after its report", n);
+	return 0;
+}
+
 /* End of file to the server, then its report against what we sent. */
 static void client_finish(struct client_conn *cc, struct mconn *mc)
 {
 	const struct mrcperf_opts *o = cc->cl->o;
-	char msg[MRCPERF_CTRL_MAX + 1], err[MRCPERF_ERR_LEN];
+	char msg[MRCPERF_CTRL_MAX + 1];
 	struct conn_result *r = &cc->res;
-	struct mrcperf_report rep;
 	ssize_t n;
 
 	if (shutdown(mc->fd, SHUT_WR)) {
@@ -221,20 +302,7 @@ static void client_finish(struct client_conn *cc, struct mconn *mc)
 		return;
 	}
 	msg[n] = '\0';
-	if (report_parse(&rep, msg, err, sizeof(err))) {
-		conn_fail(r, "%s", err);
-		return;
-	}
-	if (rep.errors) {
-		r->verify_errors += rep.errors;
-		conn_fail(r, "server: %llu of %llu messages failed verification, first: %s",
-			  rep.errors, rep.messages, rep.error);
-	} else if (rep.error[0]) {
-		conn_fail(r, "server: %s", rep.error);
-	}
-	if (rep.messages != r->messages || rep.bytes != r->bytes)
-		conn_fail(r, "server got %llu messages (%llu bytes), client sent %llu (%llu bytes)",
-			  rep.messages, rep.bytes, r->messages, r->bytes);
+	report_check(r, msg, true);
 }
 
 /* Wait until the peer has acknowledged everything sent (MRC_INFO), or the
@@ -283,6 +351,7 @@ static void *client_thread(void *arg)
 	struct mconn mc = { .fd = -1 };
 	struct sockaddr_storage ss;
 	u8 *buf = NULL, *echo = NULL;
+	size_t cap = o->size;
 	socklen_t sslen;
 	bool held = false;
 	int fd, ret;
@@ -308,7 +377,10 @@ static void *client_thread(void *arg)
 		fail_io(r, "send control message", o->timeout);
 		goto out;
 	}
-	buf = malloc(o->size);
+	/* Reverse: room for the report too, and its terminating NUL. */
+	if (o->reverse && cap < MRCPERF_CTRL_MAX)
+		cap = MRCPERF_CTRL_MAX;
+	buf = malloc(cap + 1);
 	if (o->mode == MODE_PINGPONG)
 		echo = malloc(o->size);
 	if (!buf || (o->mode == MODE_PINGPONG && !echo)) {
@@ -316,6 +388,10 @@ static void *client_thread(void *arg)
 		goto out;
 	}
 	gate_pass(cc);
+	if (o->reverse) {
+		client_receive(cc, &mc, buf, cap);
+		goto info;
+	}
 	if (o->mode == MODE_PINGPONG)
 		ret = client_pingpong(cc, &mc, buf, echo);
 	else
@@ -329,6 +405,7 @@ static void *client_thread(void *arg)
 	}
 	if (!ret)
 		client_finish(cc, &mc);
+info:
 	if (!o->tcp)
 		r->have_info = mrc_info_get(mc.fd, &r->info);
 out:
@@ -340,7 +417,85 @@ out:
 	mconn_close(&mc);
 	free(buf);
 	free(echo);
+	pthread_mutex_lock(&cl->lock);
+	cl->finished++;
+	pthread_mutex_unlock(&cl->lock);
 	return NULL;
+}
+
+/* The bytes all connections have moved so far. */
+static u64 client_bytes(const struct client_conn *cc, unsigned int n)
+{
+	unsigned int i;
+	u64 sum = 0;
+
+	for (i = 0; i < n; i++)
+		sum += __atomic_load_n(&cc[i].res.bytes, __ATOMIC_RELAXED);
+	return sum;
+}
+
+static bool client_done(struct client *cl)
+{
+	bool done;
+
+	pthread_mutex_lock(&cl->lock);
+	done = cl->finished == cl->o->conns;
+	pthread_mutex_unlock(&cl->lock);
+	return done;
+}
+
+/* -i: until every connection has finished, what they all moved in each
+ * interval, counted from the moment every connection was open; the last
+ * interval ends with the run. Printed as it comes, in text; kept for the
+ * JSON object at the end.
+ */
+static struct mrcperf_interval *client_intervals(struct client *cl, struct client_conn *cc,
+						 size_t *niv)
+{
+	const struct mrcperf_opts *o = cl->o;
+	u64 step = (u64)(o->interval * 1e9), t0 = 0, start, end, now, bytes, last = 0;
+	struct mrcperf_interval *iv = NULL, *p;
+	size_t n = 0;
+	bool done;
+
+	*niv = 0;
+	/* Every connection open: the intervals start. */
+	while (!(done = client_done(cl))) {
+		pthread_mutex_lock(&cl->lock);
+		t0 = cl->open_ns;
+		pthread_mutex_unlock(&cl->lock);
+		if (t0)
+			break;
+		usleep(1000);
+	}
+	for (start = t0; !done; start = end) {
+		end = start + step;
+		while (!(done = client_done(cl)) && (now = now_ns()) < end)
+			usleep((end - now) / 1000 < 20000 ? (end - now) / 1000 + 1 : 20000);
+		if (done)
+			end = now_ns();
+		bytes = client_bytes(cc, o->conns);
+		p = realloc(iv, (n + 1) * sizeof(*iv));
+		if (!p) {
+			fprintf(stderr, "mrcperf: out of memory for interval reports\n");
+			break;
+		}
+		iv = p;
+		iv[n].start = (double)(start - t0) / 1e9;
+		iv[n].end = (double)(end - t0) / 1e9;
+		iv[n].bytes = bytes - last;
+		last = bytes;
+		if (!o->json) {
+			printf("[SUM]  %6.2f-%6.2f s  %14llu bytes  %12.2f Mbit/s\n",
+			       iv[n].start, iv[n].end, iv[n].bytes,
+			       iv[n].end > iv[n].start ?
+			       iv[n].bytes * 8 / (iv[n].end - iv[n].start) / 1e6 : 0.0);
+			fflush(stdout);
+		}
+		n++;
+	}
+	*niv = n;
+	return iv;
 }
 
 static void session_id(char *buf, size_t len)
@@ -365,6 +520,7 @@ int run_client(const struct mrcperf_opts *o)
 		.tcp = o->tcp,
 		.mptcp = o->mptcp,
 	};
+	struct mrcperf_interval *iv = NULL;
 	struct conn_result *res;
 	struct client_conn *cc;
 	char peer[128];
@@ -381,6 +537,7 @@ int run_client(const struct mrcperf_opts *o)
 	cl.ctrl.seed = o->seed;
 	cl.ctrl.count = o->count;
 	cl.ctrl.duration = o->duration;
+	cl.ctrl.reverse = o->reverse;
 	snprintf(peer, sizeof(peer), "[%s]:%u", o->host, ntohs(o->addr.sin6_port));
 	ri.peer = peer;
 
@@ -401,11 +558,17 @@ int run_client(const struct mrcperf_opts *o)
 			errno = rc;
 			fail_io(&cc[i].res, "pthread_create", o->timeout);
 			gate_arrive(&cl);
+			pthread_mutex_lock(&cl.lock);
+			cl.finished++;
+			pthread_mutex_unlock(&cl.lock);
 			continue;
 		}
 		cc[i].started = true;
 	}
 	pthread_attr_destroy(&attr);
+	if (o->interval)
+		iv = client_intervals(&cl, cc, &ri.niv);
+	ri.iv = iv;
 	for (i = 0; i < o->conns; i++) {
 		if (cc[i].started)
 			pthread_join(cc[i].tid, NULL);
@@ -417,5 +580,6 @@ int run_client(const struct mrcperf_opts *o)
 		free(res[i].rtt_us);
 	free(res);
 	free(cc);
+	free(iv);
 	return ok ? 0 : 1;
 }

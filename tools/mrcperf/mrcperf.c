@@ -23,8 +23,8 @@ static void usage(FILE *f, bool full)
 	fprintf(f,
 		"Usage: mrcperf -s [-B ADDR] [-p PORT] [-1] [-j] [--tcp | --mptcp] [--timeout S]\n"
 		"       mrcperf -c ADDR [-p PORT] [-l SIZE] [-n COUNT | -t SECONDS] [-P N]\n"
-		"               [--pingpong] [--verify] [-j] [--tcp | --mptcp] [--timeout S]\n"
-		"               [--seed N] [--hold FILE] [--start FILE]\n"
+		"               [--pingpong | -R] [--verify] [-j] [--tcp | --mptcp] [--timeout S]\n"
+		"               [-i SECONDS] [--seed N] [--hold FILE] [--start FILE]\n"
 		"Both:  [--family N] (default $MRC_FAMILY, else %d) [--outage MS]\n"
 		"       [--buf SIZE]\n"
 		"Server: [--ready FILE] [--stall FILE]\n",
@@ -46,6 +46,9 @@ static void usage(FILE *f, bool full)
 		"  -t, --time SECONDS    send for this long (default %g s)\n"
 		"  -P, --parallel N      parallel connections (default 1, max %d)\n"
 		"      --pingpong        server echoes each message; measure round trips\n"
+		"  -R, --reverse         the server sends, the client receives and checks\n"
+		"  -i, --interval S      client: print what all connections moved every S\n"
+		"                        seconds (in -j, an \"intervals\" array)\n"
 		"      --verify          generate and check the content of every message\n"
 		"  -j, --json            print one JSON object instead of text\n"
 		"      --tcp             TCP with length-prefixed messages instead of MRC\n"
@@ -177,6 +180,8 @@ static const struct option long_opts[] = {
 	{ "time", required_argument, NULL, 't' },
 	{ "parallel", required_argument, NULL, 'P' },
 	{ "json", no_argument, NULL, 'j' },
+	{ "reverse", no_argument, NULL, 'R' },
+	{ "interval", required_argument, NULL, 'i' },
 	{ "pingpong", no_argument, NULL, OPT_PINGPONG },
 	{ "verify", no_argument, NULL, OPT_VERIFY },
 	{ "tcp", no_argument, NULL, OPT_TCP },
@@ -206,6 +211,7 @@ static const struct {
 	{ OPT_PINGPONG, "--pingpong", true }, { OPT_VERIFY, "--verify", true },
 	{ OPT_SEED, "--seed", true }, { OPT_HOLD, "--hold", true },
 	{ OPT_START, "--start", true }, { OPT_STALL, "--stall", false },
+	{ 'R', "-R", true }, { 'i', "-i", true },
 };
 
 static void check_sides(const struct mrcperf_opts *o, const bool *seen)
@@ -240,7 +246,7 @@ static void parse_opts(struct mrcperf_opts *o, int argc, char **argv)
 			usage_error("bad MRC_FAMILY \"%s\"", env);
 		o->family = v;
 	}
-	while ((opt = getopt_long(argc, argv, "sc:B:p:1l:n:t:P:jh", long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "sc:B:p:1l:n:t:P:jhRi:", long_opts, NULL)) != -1) {
 		if (opt > 0 && opt < OPT_NR)
 			seen[opt] = true;
 		switch (opt) {
@@ -280,6 +286,13 @@ static void parse_opts(struct mrcperf_opts *o, int argc, char **argv)
 			break;
 		case 'j':
 			o->json = true;
+			break;
+		case 'R':
+			o->reverse = true;
+			break;
+		case 'i':
+			if (!parse_seconds(optarg, &o->interval) || o->interval < 0.01)
+				usage_error("bad interval \"%s\": at least 0.01 s", optarg);
 			break;
 		case OPT_PINGPONG:
 			o->mode = MODE_PINGPONG;
@@ -347,6 +360,10 @@ static void parse_opts(struct mrcperf_opts *o, int argc, char **argv)
 	check_sides(o, seen);
 	if (o->count && o->duration)
 		usage_error("give -n or -t, not both");
+	if (o->reverse && o->mode == MODE_PINGPONG)
+		usage_error("-R and --pingpong exclude each other");
+	if (o->reverse && o->hold)
+		usage_error("--hold is for a client that sends, not with -R");
 	if (!o->count && !o->duration)
 		o->duration = MRCPERF_DEFAULT_TIME;
 	if (!parse_addr(o->server ? bind_addr : o->host, &o->addr))

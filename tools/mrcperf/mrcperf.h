@@ -37,7 +37,7 @@ typedef __u64 u64;
 #define MRCPERF_HDR_LEN		16	/* index, length, checksum */
 #define MRCPERF_MAX_CONNS	1024
 #define MRCPERF_STACK		(64 * 1024)
-#define MRCPERF_DEFAULT_PORT	5201
+#define MRCPERF_DEFAULT_PORT	5311	/* not iperf3's 5201: both may run */
 #define MRCPERF_DEFAULT_SIZE	65536
 #define MRCPERF_DEFAULT_TIME	10.0
 #define MRCPERF_DEFAULT_TIMEOUT	60.0
@@ -82,6 +82,8 @@ enum mrcperf_mode {
  * @outage_ms: --outage, MRC_OUTAGE_TIMEOUT of every MRC connection; 0 keeps
  *	the namespace's default
  * @buf: --buf, SO_SNDBUF and SO_RCVBUF of every socket; 0 keeps the defaults
+ * @interval: -i, seconds between the client's interim reports; 0 for none
+ * @reverse: -R, the server sends and the client receives
  */
 struct mrcperf_opts {
 	bool server;
@@ -106,6 +108,8 @@ struct mrcperf_opts {
 	const char *stall;
 	u32 outage_ms;
 	u32 buf;
+	double interval;
+	bool reverse;
 };
 
 /**
@@ -119,6 +123,9 @@ struct mrcperf_opts {
  * @seed: content seed
  * @count: messages the client will send; 0 for a timed run
  * @duration: seconds of a timed run; 0 for a counted run
+ * @reverse: the server sends, for @count messages or @duration seconds,
+ *	then its report (which is never @size bytes long, so that the client
+ *	tells it from the data); the client receives and checks
  */
 struct mrcperf_ctrl {
 	char session[17];
@@ -130,12 +137,14 @@ struct mrcperf_ctrl {
 	u64 seed;
 	u64 count;
 	double duration;
+	bool reverse;
 };
 
 /**
- * struct mrcperf_report - what the server received on one connection
- * @messages: messages received
- * @bytes: payload bytes received
+ * struct mrcperf_report - what the server received (sent, in reverse) on one
+ *	connection
+ * @messages: messages received, or sent
+ * @bytes: payload bytes of @messages
  * @errors: messages that failed verification
  * @usec: microseconds from the control message to end of file
  * @error: first error, empty if none
@@ -183,12 +192,26 @@ struct conn_result {
 };
 
 /**
+ * struct mrcperf_interval - one interim report of the client (-i)
+ * @start: seconds since every connection was open, at its start
+ * @end: and at its end
+ * @bytes: payload bytes all connections sent (received, with -R) in it
+ */
+struct mrcperf_interval {
+	double start;
+	double end;
+	u64 bytes;
+};
+
+/**
  * struct run_info - what a set of results describes, for output
  * @role: "client" or "server"
  * @peer: the server (client side) or the client (server side)
  * @ctrl: parameters of the run
  * @tcp: TCP instead of MRC
  * @mptcp: and MPTCP at that
+ * @iv: the client's interim reports (-i), none if NULL
+ * @niv: entries in @iv
  */
 struct run_info {
 	const char *role;
@@ -196,7 +219,18 @@ struct run_info {
 	const struct mrcperf_ctrl *ctrl;
 	bool tcp;
 	bool mptcp;
+	const struct mrcperf_interval *iv;
+	size_t niv;
 };
+
+/* A message of @n bytes went out (or came in) on @r. The client's main
+ * thread reads @r->bytes while the connection's thread counts (-i).
+ */
+static inline void conn_count(struct conn_result *r, u64 n)
+{
+	r->messages++;
+	__atomic_store_n(&r->bytes, r->bytes + n, __ATOMIC_RELAXED);
+}
 
 /* "mrc", "tcp" or "mptcp": the protocol a run used. */
 static inline const char *run_proto(const struct run_info *ri)
@@ -275,7 +309,7 @@ bool mrc_info_get(int fd, struct mrc_info *info);
 bool parse_u64(const char *s, u64 *v);
 int ctrl_format(const struct mrcperf_ctrl *c, char *buf, size_t len);
 int ctrl_parse(struct mrcperf_ctrl *c, const char *msg, char *err, size_t errlen);
-int report_format(const struct mrcperf_report *r, char *buf, size_t len);
+int report_format(const struct mrcperf_report *r, char *buf, size_t len, u32 avoid);
 int report_parse(struct mrcperf_report *r, const char *msg, char *err, size_t errlen);
 int error_format(const char *text, char *buf, size_t len);
 

@@ -282,8 +282,9 @@ static void print_text(FILE *f, const struct run_info *ri, const struct totals *
 	struct latency l;
 	unsigned int i;
 
-	fprintf(f, "mrcperf %s: %s %s, peer %s, session %s\n", ri->role,
-		run_proto(ri), mode_str(c), ri->peer, c->session);
+	fprintf(f, "mrcperf %s: %s %s%s, peer %s, session %s\n", ri->role,
+		run_proto(ri), mode_str(c), c->reverse ? " (reverse: the server sends)" : "",
+		ri->peer, c->session);
 	fprintf(f, "%u connection%s, %u-byte messages, ", c->conns, c->conns == 1 ? "" : "s",
 		c->size);
 	if (c->count)
@@ -360,6 +361,7 @@ static void print_json(FILE *f, const struct run_info *ri, const struct totals *
 	jw_open(&w, NULL, '{');
 	jw_str(&w, "role", ri->role);
 	jw_str(&w, "mode", mode_str(c));
+	jw_bool(&w, "reverse", c->reverse);
 	jw_str(&w, "proto", run_proto(ri));
 	jw_str(&w, "peer", ri->peer);
 	jw_str(&w, "session", c->session);
@@ -390,6 +392,20 @@ static void print_json(FILE *f, const struct run_info *ri, const struct totals *
 		jw_double(&w, "max", l.max);
 		jw_double(&w, "mean", l.mean);
 		jw_close(&w, '}');
+	}
+	if (ri->iv) {
+		jw_open(&w, "intervals", '[');
+		for (i = 0; i < ri->niv; i++) {
+			const struct mrcperf_interval *iv = &ri->iv[i];
+
+			jw_open(&w, NULL, '{');
+			jw_double(&w, "start", iv->start);
+			jw_double(&w, "end", iv->end);
+			jw_u64(&w, "bytes", iv->bytes);
+			jw_double(&w, "goodput_mbps", mbps(iv->bytes, iv->end - iv->start));
+			jw_close(&w, '}');
+		}
+		jw_close(&w, ']');
 	}
 	jw_open(&w, "conns", '[');
 	for (i = 0; i < n; i++)

@@ -4,9 +4,10 @@
  *
  * The client's first message on every connection:
  *   MRCPERF1 session=HEX conn=I conns=N mode=stream|pingpong verify=0|1
- *            size=BYTES seed=N count=N time=SECONDS
+ *            size=BYTES seed=N count=N time=SECONDS reverse=0|1
  *
- * The server's last message, after the client's end of file:
+ * The server's last message, after the client's end of file (with
+ * reverse=1, after the server's own messages):
  *   MRCPERF1 REPORT messages=N bytes=N errors=N usec=N[ error=TEXT]
  * or, when it refuses the control message:
  *   MRCPERF1 ERROR TEXT
@@ -51,28 +52,29 @@ static const char *mode_name(enum mrcperf_mode mode)
 int ctrl_format(const struct mrcperf_ctrl *c, char *buf, size_t len)
 {
 	return snprintf(buf, len,
-			"%s session=%s conn=%u conns=%u mode=%s verify=%d size=%u seed=%llu count=%llu time=%.3f",
+			"%s session=%s conn=%u conns=%u mode=%s verify=%d size=%u seed=%llu count=%llu time=%.3f reverse=%d",
 			MRCPERF_MAGIC, c->session, c->conn, c->conns, mode_name(c->mode),
-			c->verify, c->size, c->seed, c->count, c->duration);
+			c->verify, c->size, c->seed, c->count, c->duration, c->reverse);
 }
 
 enum ctrl_key {
 	CK_SESSION, CK_CONN, CK_CONNS, CK_MODE, CK_VERIFY, CK_SIZE, CK_SEED,
-	CK_COUNT, CK_TIME, CK_NR,
+	CK_COUNT, CK_TIME, CK_REVERSE, CK_NR,
 };
 
 static const char * const ctrl_keys[CK_NR] = {
 	[CK_SESSION] = "session", [CK_CONN] = "conn", [CK_CONNS] = "conns",
 	[CK_MODE] = "mode", [CK_VERIFY] = "verify", [CK_SIZE] = "size",
 	[CK_SEED] = "seed", [CK_COUNT] = "count", [CK_TIME] = "time",
+	[CK_REVERSE] = "reverse",
 };
 
-/* Keys a control message must have; count and time default to 0. */
+/* Keys a control message must have; count, time and reverse default to 0. */
 #define CTRL_REQUIRED	((1U << CK_COUNT) - 1)
 
 static bool ctrl_field(struct mrcperf_ctrl *c, enum ctrl_key key, const char *val)
 {
-	u32 verify;
+	u32 verify, reverse;
 	char *end;
 
 	switch (key) {
@@ -108,6 +110,11 @@ static bool ctrl_field(struct mrcperf_ctrl *c, enum ctrl_key key, const char *va
 	case CK_TIME:
 		c->duration = strtod(val, &end);
 		return *val && !*end && c->duration >= 0;
+	case CK_REVERSE:
+		if (!parse_u32(val, &reverse) || reverse > 1)
+			return false;
+		c->reverse = reverse;
+		return true;
 	default:
 		return false;
 	}
@@ -153,14 +160,30 @@ int ctrl_parse(struct mrcperf_ctrl *c, const char *msg, char *err, size_t errlen
 		snprintf(err, errlen, "control message: conn=%u of conns=%u", c->conn, c->conns);
 		return -1;
 	}
+	if (c->reverse && c->mode != MODE_STREAM) {
+		snprintf(err, errlen, "control message: reverse=1 is for stream mode");
+		return -1;
+	}
 	return 0;
 }
 
-int report_format(const struct mrcperf_report *r, char *buf, size_t len)
+/* Never @avoid bytes long: in reverse, the client tells the report from
+ * the data, all of it @avoid-byte messages, by its length. A leading zero
+ * in usec= makes it one longer.
+ */
+int report_format(const struct mrcperf_report *r, char *buf, size_t len, u32 avoid)
 {
-	return snprintf(buf, len, "%smessages=%llu bytes=%llu errors=%llu usec=%llu%s%s",
-			REPORT_TAG, r->messages, r->bytes, r->errors, r->usec,
-			r->error[0] ? " error=" : "", r->error);
+	const char *pad = "";
+	int n;
+
+	for (;;) {
+		n = snprintf(buf, len, "%smessages=%llu bytes=%llu errors=%llu usec=%s%llu%s%s",
+			     REPORT_TAG, r->messages, r->bytes, r->errors, pad, r->usec,
+			     r->error[0] ? " error=" : "", r->error);
+		if (n != (int)avoid || *pad)
+			return n;
+		pad = "0";
+	}
 }
 
 int error_format(const char *text, char *buf, size_t len)

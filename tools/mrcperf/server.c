@@ -5,7 +5,8 @@
  * it has; the session's results are printed once all of them have ended.
  * A session whose missing connections do not arrive within the timeout is
  * closed with those counted as failed, so that a broken client cannot keep
- * a -1 server waiting for ever.
+ * a -1 server waiting for ever. In a reverse session (-R) the server sends
+ * and the client checks.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -81,7 +82,8 @@ static void session_complete(struct session *s)
 static bool ctrl_matches(const struct mrcperf_ctrl *a, const struct mrcperf_ctrl *b)
 {
 	return a->conns == b->conns && a->mode == b->mode && a->verify == b->verify &&
-	       a->size == b->size && a->seed == b->seed && a->count == b->count;
+	       a->size == b->size && a->seed == b->seed && a->count == b->count &&
+	       a->reverse == b->reverse;
 }
 
 static struct session *session_join(const struct mrcperf_ctrl *c, const char *peer,
@@ -262,8 +264,7 @@ static void serve(struct server_conn *sc, const struct mrcperf_ctrl *c, struct c
 		}
 		if (!n)
 			break;
-		r->messages++;
-		r->bytes += n;
+		conn_count(r, n);
 		if (c->verify)
 			verify_msg(&v, buf, n);
 		else
@@ -285,10 +286,65 @@ report:
 	rep.errors = v.errors;
 	rep.usec = (r->end_ns - r->start_ns) / 1000;
 	snprintf(rep.error, sizeof(rep.error), "%s", v.errors ? v.first : r->error);
-	report_format(&rep, msg, sizeof(msg));
+	report_format(&rep, msg, sizeof(msg), 0);
 	if (msg_send(mc, msg, strlen(msg)) && !r->failed)
 		fail_io(r, "send report");
 	shutdown(mc->fd, SHUT_WR);
+	if (!srv.o->tcp)
+		r->have_info = mrc_info_get(mc->fd, &r->info);
+	free(buf);
+}
+
+/* Reverse: send for the client's count or time, then the report, then
+ * wait for the client's end of file, which says it has read it all.
+ */
+static void serve_reverse(struct server_conn *sc, const struct mrcperf_ctrl *c,
+			  struct conn_result *r)
+{
+	struct content ct = { c->seed, c->conn, c->size };
+	struct mrcperf_report rep = { 0 };
+	char msg[MRCPERF_CTRL_MAX];
+	struct mconn *mc = &sc->mc;
+	u64 i, deadline;
+	ssize_t n;
+	u8 *buf;
+
+	if (srv.o->stall)
+		stall_wait(srv.o->stall, srv.o->timeout);
+	r->start_ns = now_ns();
+	deadline = r->start_ns + (u64)(c->duration * 1e9);
+	buf = malloc(c->size);
+	if (!buf) {
+		conn_fail(r, "out of memory for %u-byte messages", c->size);
+		goto report;
+	}
+	if (!c->verify)
+		content_fill(&ct, 0, buf);
+	for (i = 0; c->count ? i < c->count : now_ns() < deadline; i++) {
+		if (c->verify)
+			content_fill(&ct, i, buf);
+		if (msg_send(mc, buf, c->size)) {
+			fail_io(r, "send");
+			break;
+		}
+		conn_count(r, c->size);
+	}
+report:
+	r->end_ns = now_ns();
+	rep.messages = r->messages;
+	rep.bytes = r->bytes;
+	rep.usec = (r->end_ns - r->start_ns) / 1000;
+	snprintf(rep.error, sizeof(rep.error), "%s", r->error);
+	report_format(&rep, msg, sizeof(msg), c->size);
+	if (msg_send(mc, msg, strlen(msg)) && !r->failed)
+		fail_io(r, "send report");
+	shutdown(mc->fd, SHUT_WR);
+	/* The client's end of file: everything, report included, arrived. */
+	n = r->failed ? 0 : msg_recv(mc, msg, sizeof(msg));
+	if (n < 0)
+		fail_io(r, "recv end of file");
+	else if (n)
+		conn_fail(r, "the client sent data in a reverse session");
 	if (!srv.o->tcp)
 		r->have_info = mrc_info_get(mc->fd, &r->info);
 	free(buf);
@@ -326,7 +382,10 @@ static void *server_thread(void *arg)
 		conn_fail(&r, "%s", err);
 		goto orphan;
 	}
-	serve(sc, &ctrl, &r);
+	if (ctrl.reverse)
+		serve_reverse(sc, &ctrl, &r);
+	else
+		serve(sc, &ctrl, &r);
 	session_done(s, &r);
 	goto out;
 orphan:

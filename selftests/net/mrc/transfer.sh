@@ -43,7 +43,7 @@ setup() {
 next_port() {
 	local port
 
-	port=$(cat "$tmp/port" 2>/dev/null || echo 5201)
+	port=$(cat "$tmp/port" 2>/dev/null || echo 5311)
 	echo $((port + 1)) > "$tmp/port"
 	echo "$port"
 }
@@ -82,7 +82,9 @@ transfer() {
 		grep -Ev '^\[ *[0-9]+\] +[0-9]' "$tmp/server.log" | sed 's/^/server: /'
 		return 1
 	fi
-	grep -E '^\[SUM\]|^mrc_info' "$tmp/client.log"
+	# The totals of the text output; JSON (-j) the caller reads.
+	grep -E '^\[SUM\]|^mrc_info' "$tmp/client.log" ||
+		[ "$(head -c 1 "$tmp/client.log")" = "{" ]
 }
 
 test_message_size() {
@@ -176,6 +178,35 @@ test_counter() {
 	return 0
 }
 
+# -R: the server sends and the client checks every message, here over a
+# lossy link, so that the server's side recovers (OutRetrans).
+test_reverse() {
+	local rc
+
+	save_counter "$tmp/reverse.before" OutRetrans
+	netem add loss 5% || { echo "tc qdisc add ... netem loss 5% failed"; return 1; }
+	transfer -R -P 4 -l 9000 -n 100
+	rc=$?
+	netem_off
+	save_counter "$tmp/reverse.after" OutRetrans
+	[ "$rc" -eq 0 ] && test_counter reverse OutRetrans
+}
+
+# -i: the client's interval reports (JSON) add up to what it sent.
+test_intervals() {
+	transfer -j -i 0.2 -P 2 -l 9000 -n 2000 || return 1
+	python3 - "$tmp/client.log" <<-'EOF'
+	import json, sys
+	r = json.load(open(sys.argv[1]))
+	iv = r["intervals"]
+	total = sum(i["bytes"] for i in iv)
+	print("%d intervals, %d bytes in them, %d in all" % (len(iv), total, r["bytes"]))
+	ok = iv and total == r["bytes"] == 2 * 2000 * 9000 and all(
+	    a["end"] == b["start"] for a, b in zip(iv, iv[1:]))
+	sys.exit(0 if ok else 1)
+	EOF
+}
+
 test_1000_connections() {
 	ulimit -n 4096 2>/dev/null
 	transfer -P 1000 -n 5 -l 1000
@@ -202,7 +233,7 @@ mrc_loaded || { echo "mrc.ko is not loaded"; exit "$KSFT_SKIP"; }
 command -v tc > /dev/null || { echo "tc is not installed"; exit "$KSFT_SKIP"; }
 [ -x "$MRCPERF" ] || { echo "$MRCPERF is missing: run make tools"; exit "$KSFT_FAIL"; }
 
-ktap_begin $((${#SIZES[@]} + 2 + 2 * ${#NETEM_CASES[@]}))
+ktap_begin $((${#SIZES[@]} + 4 + 2 * ${#NETEM_CASES[@]}))
 echo "# seed $SEED (MRC_SEED=$SEED repeats it), namespaces $NS_A and $NS_B"
 if ! setup; then
 	echo "# setup of the namespaces failed"
@@ -221,5 +252,8 @@ for c in "${NETEM_CASES[@]}"; do
 		test_netem "$name" "$counter" $args
 	run_test "netem $args: $counter increased" test_counter "$name" "$counter"
 done
+run_test "reverse (-R) under netem loss 5%: 4 connections, the server sends 9000-byte messages x 100 each" \
+	test_reverse
+run_test "interval reports (-i) add up to the 36 MB sent" test_intervals
 run_test "1000 connections, 1000-byte messages x 5 each" test_1000_connections
 ktap_end
