@@ -714,8 +714,26 @@ static int mrc_nl_put_limits(struct sk_buff *msg, const struct mrc_sock *msk)
 	return 0;
 }
 
+/* Whose socket it is, as ss -e and -p show it: its owner's uid, as the
+ * dumping process's user namespace @ns sees it, and its inode, which user
+ * space finds among the processes' file descriptors (0 once the
+ * application has closed it).
+ */
+static int mrc_nl_put_owner(struct sk_buff *msg, struct sock *sk,
+			    struct user_namespace *ns)
+{
+	if (nla_put_u32(msg, MRC_CA_UID,
+			from_kuid_munged(ns, sock_i_uid(sk))) ||
+	    nla_put_u64_64bit(msg, MRC_CA_INODE, sock_i_ino(sk), MRC_CA_UNSPEC))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/* One connection; with @next (a dump), its owner and its paths from
+ * *@next on, as the user namespace @ns sees the owner.
+ */
 static int mrc_nl_put_conn(struct sk_buff *msg, struct mrc_sock *msk,
-			   u32 *next)
+			   u32 *next, struct user_namespace *ns)
 {
 	const struct mrc_stats *st = &msk->stats;
 	struct nlattr *nest;
@@ -744,7 +762,8 @@ static int mrc_nl_put_conn(struct sk_buff *msg, struct mrc_sock *msk,
 			      READ_ONCE(st->pkts_retrans), MRC_CA_UNSPEC) ||
 	    nla_put_u64_64bit(msg, MRC_CA_RTOS, READ_ONCE(st->rtos),
 			      MRC_CA_UNSPEC) ||
-	    mrc_nl_put_limits(msg, msk)) {
+	    mrc_nl_put_limits(msg, msk) ||
+	    (next && mrc_nl_put_owner(msg, &msk->sk, ns))) {
 		nla_nest_cancel(msg, nest);
 		return -EMSGSIZE;
 	}
@@ -802,7 +821,8 @@ static int mrc_nl_conn_dump(struct sk_buff *skb, struct netlink_callback *cb)
 		}
 		first = idx - 1 == cb->args[0] ? cb->args[1] : 0;
 		next = first;
-		if (mrc_nl_put_conn(skb, msk, &next)) {
+		if (mrc_nl_put_conn(skb, msk, &next,
+				    sk_user_ns(NETLINK_CB(cb->skb).sk))) {
 			err = -EMSGSIZE;
 			if (next == first) {
 				genlmsg_cancel(skb, hdr);
@@ -844,7 +864,7 @@ void mrc_nl_conn_event(struct sock *sk, int err)
 	if (!msg)
 		return;
 	hdr = genlmsg_put(msg, 0, 0, &mrc_genl_family, 0, MRC_CMD_CONN_EVENT);
-	if (!hdr || mrc_nl_put_conn(msg, mrc_sk(sk), NULL) ||
+	if (!hdr || mrc_nl_put_conn(msg, mrc_sk(sk), NULL, NULL) ||
 	    nla_put_u32(msg, MRC_A_ERRNO, err)) {
 		nlmsg_free(msg);
 		return;

@@ -2,12 +2,17 @@
 /*
  * mrc conn show: the namespace's connections, the way ss shows TCP's:
  * addresses, ids, state, the counters of getsockopt(MRC_INFO), and the
- * paths each sprays over with their counters.
+ * paths each sprays over with their counters; with -d, the owner.
  */
 #include <arpa/inet.h>
+#include <ctype.h>
+#include <dirent.h>
 #include <libmnl/libmnl.h>
 #include <linux/genetlink.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mrc.h"
 
@@ -51,6 +56,136 @@ static const struct {
 	{ MRC_CA_RWND_LIMITED_US, "rwnd_limited_us", " rwnd_limited %lluus" },
 	{ MRC_CA_SNDBUF_LIMITED_US, "sndbuf_limited_us", " sndbuf_limited %lluus" },
 };
+
+/**
+ * struct sock_user - a process's file descriptor that is a socket
+ * @ino: the socket's inode
+ * @pid: the process
+ * @fd: the descriptor
+ * @comm: the process's name
+ */
+struct sock_user {
+	u64 ino;
+	int pid;
+	int fd;
+	char comm[32];
+};
+
+/* Every socket descriptor of every process, by inode, as ss -p finds
+ * them: read once, on the first connection printed with -d.
+ */
+static struct {
+	struct sock_user *u;
+	size_t n;
+	bool loaded;
+} users;
+
+static int user_cmp(const void *a, const void *b)
+{
+	const struct sock_user *x = a, *y = b;
+
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return x->pid != y->pid ? (x->pid < y->pid ? -1 : 1) : x->fd - y->fd;
+}
+
+static void users_add_proc(int pid)
+{
+	char path[64], link[64], comm[32] = "";
+	struct sock_user *u;
+	struct dirent *de;
+	unsigned long long ino;
+	DIR *d;
+	FILE *f;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	f = fopen(path, "r");
+	if (f) {
+		if (!fgets(comm, sizeof(comm), f))
+			comm[0] = 0;
+		fclose(f);
+		comm[strcspn(comm, "\n")] = 0;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/fd", pid);
+	d = opendir(path);
+	if (!d)
+		return;	/* gone, or not ours to read */
+	while ((de = readdir(d))) {
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/fd/%.16s", pid, de->d_name);
+		n = readlink(path, link, sizeof(link) - 1);
+		if (n <= 0)
+			continue;
+		link[n] = 0;
+		if (sscanf(link, "socket:[%llu]", &ino) != 1)
+			continue;
+		u = realloc(users.u, (users.n + 1) * sizeof(*u));
+		if (!u)
+			break;
+		users.u = u;
+		u += users.n++;
+		u->ino = ino;
+		u->pid = pid;
+		u->fd = atoi(de->d_name);
+		snprintf(u->comm, sizeof(u->comm), "%s", comm);
+	}
+	closedir(d);
+}
+
+static void users_load(void)
+{
+	struct dirent *de;
+	DIR *d;
+
+	users.loaded = true;
+	d = opendir("/proc");
+	if (!d)
+		return;
+	while ((de = readdir(d)))
+		if (isdigit((unsigned char)de->d_name[0]))
+			users_add_proc(atoi(de->d_name));
+	closedir(d);
+	qsort(users.u, users.n, sizeof(*users.u), user_cmp);
+}
+
+/* users:(("comm",pid=N,fd=N),...) as ss prints it; a "users" array. */
+static void print_users(u64 ino)
+{
+	size_t lo = 0, hi, i;
+	bool first = true;
+
+	if (!users.loaded)
+		users_load();
+	/* The first entry of the inode: a lower bound search. */
+	hi = users.n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (users.u[mid].ino < ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	open_json_array("users");
+	for (i = lo; i < users.n && users.u[i].ino == ino; i++) {
+		const struct sock_user *u = &users.u[i];
+
+		open_json_object(NULL);
+		print_string(PRINT_JSON, "comm", NULL, u->comm);
+		print_u64(PRINT_JSON, "pid", NULL, u->pid);
+		print_u64(PRINT_JSON, "fd", NULL, u->fd);
+		close_json_object();
+		if (!opts.json)
+			printf("%s(\"%s\",pid=%d,fd=%d)", first ? " users:(" : ",",
+			       u->comm, u->pid, u->fd);
+		first = false;
+	}
+	if (!first && !opts.json)
+		putchar(')');
+	close_json_array();
+}
 
 static void print_end(const struct nlattr *addr, const struct nlattr *port,
 		      const char *akey, const char *pkey, const char *fmt)
@@ -99,7 +234,10 @@ void print_conn(const struct nlattr *nest)
 		[MRC_CA_WND_LIMITED_US] = sizeof(u64),
 		[MRC_CA_RWND_LIMITED_US] = sizeof(u64),
 		[MRC_CA_SNDBUF_LIMITED_US] = sizeof(u64),
+		[MRC_CA_UID] = sizeof(u32),
+		[MRC_CA_INODE] = sizeof(u64),
 	};
+	enum print_type owner = opts.details ? PRINT_ANY : PRINT_JSON;
 	const struct nlattr *tb[MRC_CA_MAX + 1];
 	char num[16];
 	size_t i;
@@ -126,6 +264,16 @@ void print_conn(const struct nlattr *nest)
 		v = mnl_attr_get_payload_len(c) == sizeof(u64) ?
 		    mnl_attr_get_u64(c) : mnl_attr_get_u32(c);
 		print_u64(t, conn_counters[i].key, conn_counters[i].fmt, v);
+	}
+	/* Only a dump has the owner (an older module: none). */
+	if (tb[MRC_CA_UID])
+		print_u64(owner, "uid", " uid %llu", mnl_attr_get_u32(tb[MRC_CA_UID]));
+	if (tb[MRC_CA_INODE]) {
+		u64 ino = mnl_attr_get_u64(tb[MRC_CA_INODE]);
+
+		print_u64(owner, "inode", " ino %llu", ino);
+		if (opts.details && ino)
+			print_users(ino);
 	}
 }
 

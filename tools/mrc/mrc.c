@@ -122,6 +122,8 @@ void usage(FILE *f, int status)
 		"  -s, --stats         path show: the reason and age of each path's state,\n"
 		"                      and its counters; conn show: more counters, and\n"
 		"                      a line per path (JSON always has it all)\n"
+		"  -d, --details       conn show: the owner's uid, the socket's inode and\n"
+		"                      the processes that hold it, as ss -e -p shows them\n"
 		"  -n, --netns NETNS   work in the network namespace %s/NETNS\n"
 		"  -b, --batch FILE    run the commands of FILE (- for standard input),\n"
 		"                      one a line, until the first that fails\n"
@@ -315,6 +317,7 @@ static const struct {
 	{ "pretty", false, 'p' },
 	{ "stats", false, 's' },
 	{ "statistics", false, 's' },
+	{ "details", false, 'd' },
 	{ "netns", true, 'n' },
 	{ "batch", true, 'b' },
 	{ "force", false, 'f' },
@@ -364,6 +367,9 @@ static int parse_opts(int argc, char **argv)
 			break;
 		case 's':
 			opts.stats = true;
+			break;
+		case 'd':
+			opts.details = true;
 			break;
 		case 'n':
 			opts.netns = val;

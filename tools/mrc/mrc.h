@@ -50,6 +50,8 @@ typedef __u64 u64;
  * @json: -j, print JSON
  * @pretty: -p, indent the JSON
  * @stats: -s, print more detail
+ * @details: -d, conn show: each connection's owner (uid, socket inode and
+ *	the processes that hold it, as ss -e and -p show them)
  * @netns: -n, name of the network namespace to work in, or NULL
  * @batch: -b, the file of commands to run, "-" for standard input, or NULL
  * @force: -f, with -b, go on after a line fails
@@ -60,6 +62,7 @@ struct mrc_opts {
 	bool json;
 	bool pretty;
 	bool stats;
+	bool details;
 	const char *netns;
 	const char *batch;
 	bool force;

@@ -259,6 +259,8 @@ enum mrc_conn_attr {
 	MRC_CA_WND_LIMITED_US,	/* u64 */
 	MRC_CA_RWND_LIMITED_US,	/* u64 */
 	MRC_CA_SNDBUF_LIMITED_US, /* u64 */
+	MRC_CA_UID,		/* u32: the owner, in the dumper's user namespace */
+	MRC_CA_INODE,		/* u64: the socket's inode; 0 once closed */
 
 	__MRC_CA_MAX,
 };

@@ -385,7 +385,9 @@ test_conn_show() {
 		m -j conn sh dport 7001 state established > "$tmp/c-client" &&
 		m -j conn show state established > "$tmp/c-est" &&
 		m -j conn show src ::1 dst ::/0 > "$tmp/c-src" &&
-		m -j conn show dst 2001:db8::/32 > "$tmp/c-none" || return 1
+		m -j conn show dst 2001:db8::/32 > "$tmp/c-none" &&
+		m -j -d conn show > "$tmp/d-json" && m -details conn show > "$tmp/d-text" &&
+		m conn show > "$tmp/plain-text" || return 1
 	kill "$cpid" "$spid" 2>/dev/null
 	wait "$cpid" "$spid" 2>/dev/null
 	m conn show
@@ -405,6 +407,28 @@ ok = (len(sport) == 1 and sport[0]["sport"] == 7001 and sport[0]["state"] == "es
       len(src) == 2 and all(c["saddr"] == "::1" for c in src) and none == [])
 sys.exit(not ok)' "$tmp/c-sport" "$tmp/c-client" "$tmp/c-est" "$tmp/c-src" "$tmp/c-none" ||
 		{ echo "a filter let through the wrong connections:"; cat "$tmp"/c-*; return 1; }
+	# -d: the owner, as ss -e -p shows it. ip netns exec runs mrcperf
+	# in its own process, so each end is held by the pid started here.
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+cpid, spid = int(sys.argv[2]), int(sys.argv[3])
+est = [c for c in d if c["state"] == "established"]
+def held(c, pid):
+    return (c["uid"] == 0 and c["inode"] > 0 and
+            [(u["comm"], u["pid"]) for u in c["users"]] == [("mrcperf", pid)])
+ok = (any(c["dport"] == 7001 and held(c, cpid) for c in est) and
+      any(c["sport"] == 7001 and held(c, spid) for c in est))
+plain = json.load(open(sys.argv[4]))
+ok = ok and all("users" not in c and c["inode"] > 0 for c in plain)
+sys.exit(not ok)' "$tmp/d-json" "$cpid" "$spid" "$tmp/conns" ||
+		{ echo "-d did not name the owners (client $cpid, server $spid):";
+		  cat "$tmp/d-json"; return 1; }
+	if ! grep -q "users:((\"mrcperf\",pid=$cpid,fd=[0-9]*))" "$tmp/d-text" ||
+	   grep -q "users:\|ino " "$tmp/plain-text"; then
+		echo "-d text, then without -d:"
+		cat "$tmp/d-text" "$tmp/plain-text"
+		return 1
+	fi
 	bad "a bad state" 'invalid state "open"' conn show state open || return 1
 	bad "listeners are not listed" 'invalid state "listen"' conn show state listen ||
 		return 1
@@ -786,7 +810,8 @@ run_test "256 paths in a set, 1024 sets" test_limits
 run_test "-b runs a batch of commands until the first that fails; -force all" test_batch
 run_test "path get gives the set a destination uses" test_path_get
 run_test "stats delta gives what changed since the last" test_stats_delta
-run_test "conn show lists both ends of a connection, and filters them" test_conn_show
+run_test "conn show lists both ends of a connection, filters them, and -d names their processes" \
+	test_conn_show
 run_test "cc show gives the defaults" test_cc_show
 run_test "cc set round trip" test_cc_set
 run_test "bad cc settings are refused and change nothing" test_cc_bad_input
