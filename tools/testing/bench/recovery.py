@@ -225,10 +225,34 @@ def mib_delta(path):
     return m
 
 
-def mib_runs(d, reps):
+def retirements(d, cap, r):
+    """The retirements (-> assumed-bad, reason loss) of MRC run R, from its
+    stamped path events (DIR/monitor-mrc-R: "EPOCH path PREFIX id N OLD ->
+    NEW (REASON)"), each as [path id, ms since the failure], or None
+    without that file or the run's failure event (in CAP)."""
+    path = os.path.join(d, "monitor-mrc-%d" % r)
+    ev = os.path.join(cap, "events-mrc-%d" % r) if cap else None
+    if not os.path.exists(path) or not ev or not os.path.exists(ev):
+        return None
+    with open(ev) as f:
+        fail = {w: float(t) for t, w in (line.split() for line in f)}.get("fail")
+    if fail is None:
+        return None
+    out = []
+    with open(path) as f:
+        for line in f:
+            w = line.split()
+            if len(w) >= 9 and w[1] == "path" and w[7] == "assumed-bad" and \
+                    w[8] == "(loss)":
+                out.append([int(w[4]), round((float(w[0]) - fail) * 1000, 1)])
+    return out
+
+
+def mib_runs(d, reps, cap=None):
     """Host 1's MIB deltas of each MRC run that left them (DIR/mib-mrc-R):
-    PathsRetired, RetireUndone and RtoFired; and the paths retired before
-    the failure (DIR/mib-mrc-R-before-failure), when that file exists."""
+    PathsRetired, RetireUndone and RtoFired; the paths retired before
+    the failure (DIR/mib-mrc-R-before-failure), when that file exists;
+    and which path each retirement took when, from the path events."""
     runs = []
     for r in range(1, reps + 1):
         m = mib_delta(os.path.join(d, "mib-mrc-%d" % r))
@@ -240,6 +264,9 @@ def mib_runs(d, reps):
         b = mib_delta(os.path.join(d, "mib-mrc-%d-before-failure" % r))
         if b is not None:
             run["retired_before_failure"] = b.get("PathsRetired", 0)
+        ret = retirements(d, cap, r)
+        if ret is not None:
+            run["retirements"] = ret
         runs.append(run)
     return runs
 
@@ -379,7 +406,7 @@ def main():
     res["reps"] = a.reps
     res["link_rate_mbps"] = a.rate
     res["planes"] = a.planes
-    mibs = mib_runs(a.mib_dir, a.reps) if a.mib_dir and "mrc" in res else []
+    mibs = mib_runs(a.mib_dir, a.reps, a.dir) if a.mib_dir and "mrc" in res else []
     if mibs:
         retired = sum(m["retired"] for m in mibs)
         undone = sum(m["undone"] for m in mibs)
@@ -392,6 +419,18 @@ def main():
         if all("retired_before_failure" in m for m in mibs):
             res["mrc"]["retired_before_failure"] = sum(
                 m["retired_before_failure"] for m in mibs)
+        # The retirements beyond the failed plane's one, each as [run,
+        # path id, ms since the failure] (negative: before it).
+        if all("retirements" in m for m in mibs):
+            extra = []
+            for m in mibs:
+                own = [x for x in m["retirements"]
+                       if x[0] == FAILED_PLANE and x[1] >= 0]
+                for x in m["retirements"]:
+                    if own and x is own[0]:
+                        continue
+                    extra.append([m["run"]] + x)
+            res["mrc"]["extra_retirements"] = extra
         res["mrc"]["rtos"] = sum(m["rtos"] for m in mibs)
     if a.base_rtt_us:
         goal = 10 * a.base_rtt_us / 1000 + a.rto_min_ms

@@ -27,7 +27,9 @@
 # recovery-<proto>.dat the bins of the run with the median stall, and
 # OUT.png their plot (gnuplot). After each MRC run, the growth of host 1's
 # MIB counters over the run goes in DIR/mib-mrc-<run>, and their growth
-# until the failure in DIR/mib-mrc-<run>-before-failure. Beside the
+# until the failure in DIR/mib-mrc-<run>-before-failure; the path events
+# of host 1 (mrc monitor path), each line stamped with the clock of the
+# failure and heal events, in DIR/monitor-mrc-<run>. Beside the
 # figures above: MRC's first retransmission to arrive over another plane
 # after the failure; the worst plane still working, its goodput during
 # the failure against its link rate; each plane's steady-state goodput
@@ -87,6 +89,7 @@ done | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }' \
 rto_min=$(cat /sys/module/mrc/parameters/rto_min_ms)
 
 port=7300
+monitors=()
 # run PROTO R: run R of PROTO, one timed transfer with the failure and
 # heal, captured.
 # shellcheck disable=SC2119 # fab_capture_stop without arguments: every capture
@@ -114,6 +117,15 @@ run() {
 	# The counters from the start: a retirement before the failure counts.
 	[ "$proto" = mrc ] && fab_exec_host 1 cat /proc/net/mrc_stat \
 		> "$dir/mib-before"
+	# Which path changed state when, against the failure and the heal;
+	# the monitor ends by itself once the transfer is over.
+	if [ "$proto" = mrc ]; then
+		fab_exec_host 1 timeout "$((total + 2))" "$MRC" monitor path 2> /dev/null |
+			while IFS= read -r line; do
+				echo "$EPOCHREALTIME $line"
+			done > "$dir/monitor-mrc-$r" &
+		monitors+=($!)
+	fi
 	t0=$(date +%s.%N)
 	# shellcheck disable=SC2086
 	fab_exec_host 1 "$P" -c "$dst" -p "$port" -t "$total" -l 64K $flag \
@@ -158,6 +170,8 @@ for r in $(seq 1 "$reps"); do
 		run "$proto" "$r" || echo "$proto run $r failed"
 	done
 done
+# The monitors, done with their runs.
+[ ${#monitors[@]} -eq 0 ] || wait "${monitors[@]}"
 # shellcheck disable=SC2086 # $protos is a list of words
 python3 "$(dirname "$0")"/recovery.py --rate "$rate" --planes 4 --dir "$cap" \
 	--base-rtt-us "$(cat "$dir/base-rtt-us")" --rto-min-ms "$rto_min" \

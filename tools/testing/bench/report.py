@@ -228,6 +228,11 @@ plot DATA using 1:2 with lines dt 2 lc rgb 'gray' title 'capacity', \\
                 md[-1] += (" %d of the retirements came before the failure "
                            "(spurious by construction)." %
                            m["retired_before_failure"])
+            if m.get("extra_retirements"):
+                md[-1] += (" Beyond the failed plane's own (run: path, ms "
+                           "from the failure): %s." % ", ".join(
+                               "%d: %d, %+.1f" % tuple(x)
+                               for x in m["extra_retirements"]))
         md += ["", "![recovery](recovery.png)", ""]
         g = rc.get("goals", {}).get("mrc", {})
         goal(goals, "recovery: MRC stall <= goal",
