@@ -32,7 +32,10 @@ static const struct keyword filter_states[] = {
 	{ NULL, 0 },
 };
 
-/* The u32 and u64 counters, in the order they are printed. */
+/* The u32 and u64 values, in the order they are printed: the first five
+ * are gauges, the rest counters (in interval mode, their change).
+ */
+#define CONN_GAUGES	5
 static const struct {
 	int attr;
 	const char *key;
@@ -248,6 +251,7 @@ void print_conn(const struct nlattr *nest)
 	for (i = 1; i <= MRC_CA_RTOS; i++)
 		if (!tb[i])
 			nl_fail("malformed reply from the kernel (incomplete connection)");
+	delta_scope("c%u", mnl_attr_get_u32(tb[MRC_CA_LOCAL_CID]));
 	print_end(tb[MRC_CA_SADDR], tb[MRC_CA_SPORT], "saddr", "sport", "%s");
 	print_end(tb[MRC_CA_DADDR], tb[MRC_CA_DPORT], "daddr", "dport", " %s");
 	state = mnl_attr_get_u8(tb[MRC_CA_STATE]);
@@ -256,13 +260,15 @@ void print_conn(const struct nlattr *nest)
 		     keyword_name(conn_states, state, num, sizeof(num)));
 	for (i = 0; i < ARRAY_SIZE(conn_counters); i++) {
 		const struct nlattr *c = tb[conn_counters[i].attr];
-		enum print_type t = i < 5 || opts.stats ? PRINT_ANY : PRINT_JSON;
+		enum print_type t = i < CONN_GAUGES || opts.stats ? PRINT_ANY : PRINT_JSON;
 		u64 v;
 
 		if (!c)
 			continue;
 		v = mnl_attr_get_payload_len(c) == sizeof(u64) ?
 		    mnl_attr_get_u64(c) : mnl_attr_get_u32(c);
+		if (i >= CONN_GAUGES)
+			v = delta_of(conn_counters[i].key, v);
 		print_u64(t, conn_counters[i].key, conn_counters[i].fmt, v);
 	}
 	/* Only a dump has the owner (an older module: none). */
@@ -276,6 +282,22 @@ void print_conn(const struct nlattr *nest)
 			print_users(ino);
 	}
 }
+
+/**
+ * struct conn_show - where the output of conn show is
+ * @in_conn: a connection is printed (its JSON object and paths array open)
+ * @skipping: a connection the filter leaves out is being passed over
+ * @lcid: the local connection id of either
+ *
+ * A connection with more paths than fit one message continues in the
+ * next, so a message about the connection just printed (or passed over)
+ * adds paths to it.
+ */
+static struct conn_show {
+	bool in_conn;
+	bool skipping;
+	u32 lcid;
+} show;
 
 /* One of a connection's paths (an MRC_CA_PATH nest): a line with -s. */
 static void print_conn_path(const struct nlattr *nest)
@@ -295,6 +317,7 @@ static void print_conn_path(const struct nlattr *nest)
 		nl_fail("malformed reply from the kernel (path without id or state)");
 	open_json_object(NULL);
 	print_u64(t, "id", "\tid %llu", mnl_attr_get_u32(tb[MRC_PA_ID]));
+	delta_scope("c%u/p%u", show.lcid, mnl_attr_get_u32(tb[MRC_PA_ID]));
 	print_string(t, "state", " state %s",
 		     keyword_name(path_states, mnl_attr_get_u8(tb[MRC_PA_STATE]),
 				  num, sizeof(num)));
@@ -324,22 +347,6 @@ static struct conn_filter {
 	int dport;
 	int state;
 } filter = { .src_len = -1, .dst_len = -1, .sport = -1, .dport = -1, .state = -1 };
-
-/**
- * struct conn_show - where the output of conn show is
- * @in_conn: a connection is printed (its JSON object and paths array open)
- * @skipping: a connection the filter leaves out is being passed over
- * @lcid: the local connection id of either
- *
- * A connection with more paths than fit one message continues in the
- * next, so a message about the connection just printed (or passed over)
- * adds paths to it.
- */
-static struct conn_show {
-	bool in_conn;
-	bool skipping;
-	u32 lcid;
-} show;
 
 static bool in_prefix(const struct nlattr *a, const struct in6_addr *prefix,
 		      int len)
@@ -487,23 +494,40 @@ static void parse_filter(int argc, char **argv)
 	}
 }
 
+/* One dump of the connections, as an array under @key (or at the top). */
+static void conn_sample(const char *key)
+{
+	struct nlmsghdr *nlh;
+
+	memset(&show, 0, sizeof(show));
+	nlh = nl_request(MRC_CMD_CONN_GET, NLM_F_DUMP, 0);
+	open_json_array(key);
+	nl_talk(nlh, conn_cb);
+	show_end_conn();
+	close_json_array();
+}
+
 /* mrc conn show [src PREFIX] [dst PREFIX] [sport PORT] [dport PORT]
- * [state STATE]: the connections that match all that is given.
+ * [state STATE] [interval SECONDS [count N]]: the connections that match
+ * all that is given.
  */
 int do_conn(int argc, char **argv)
 {
-	struct nlmsghdr *nlh;
+	struct interval iv = { 0 };
 
 	if (argc && is_help(*argv))
 		usage(stdout, 0);
 	if (argc && !is_show(*argv))
 		usage_error("conn: unknown command \"%s\"", *argv);
-	if (argc)
-		parse_filter(argc - 1, argv + 1);
-	nlh = nl_request(MRC_CMD_CONN_GET, NLM_F_DUMP, 0);
-	open_json_array(NULL);
-	nl_talk(nlh, conn_cb);
-	show_end_conn();
-	close_json_array();
+	if (argc) {
+		argc--;
+		argv++;
+		interval_parse(&argc, argv, &iv);
+		parse_filter(argc, argv);
+	}
+	if (iv.secs)
+		interval_run(&iv, "conns", conn_sample);
+	else
+		conn_sample(NULL);
 	return 0;
 }

@@ -44,13 +44,13 @@ static const char *const usage_lines[] = {
 	"       mrc path add PREFIX [segs ADDR[,ADDR...]] [dev IFNAME] [src ADDR] [id ID]\n",
 	"       mrc path delete PREFIX [id ID]\n",
 	"       mrc path set PREFIX id ID state { good | denied }\n",
-	"       mrc path show [PREFIX]\n",
+	"       mrc path show [PREFIX] [INTERVAL]\n",
 	"       mrc path get ADDR\n",
 	"       mrc path flush\n",
 	"       mrc pathset set PREFIX min-active N\n",
 	"       mrc probe PREFIX id ID [dst ADDR] [timeout MS]\n",
 	"       mrc conn show [src PREFIX] [dst PREFIX] [sport PORT] [dport PORT]\n"
-	"                     [state STATE]\n",
+	"                     [state STATE] [INTERVAL]\n",
 	"       mrc cc show\n",
 	"       mrc cc set SETTING VALUE [SETTING VALUE...]\n",
 	"       mrc stats [ show | delta ]\n",
@@ -63,6 +63,9 @@ static const char *const usage_lines[] = {
 #define USAGE_PROBE "probe: dst is the host to probe, in PREFIX (default: PREFIX, if a\n" \
 	"              /128); timeout 1 to 10000 ms (default 1000)\n"
 #define USAGE_CONN "STATE := { syn-sent | syn-recv | established }\n"
+#define USAGE_INTERVAL "INTERVAL := interval SECONDS [count N]: a show every SECONDS\n" \
+	"                   (0.05 to 3600), counters as their change since the one\n" \
+	"                   before, N times or until interrupted\n"
 #define USAGE_CC "SETTING := { base-rtt | target-delay | max-cwnd | ai | fi | md |\n" \
 	"                    qa-delay | ecn-cooldown }; times in microseconds\n"
 
@@ -85,10 +88,12 @@ static noreturn void usage_object(const char *obj)
 	}
 	if (!strcmp(obj, "path") || !strcmp(obj, "pathset") || !strcmp(obj, "probe"))
 		printf("where  " USAGE_PREFIX);
+	if (!strcmp(obj, "path"))
+		printf("       " USAGE_INTERVAL);
 	if (!strcmp(obj, "probe"))
 		printf("       " USAGE_PROBE);
 	if (!strcmp(obj, "conn"))
-		printf("where  " USAGE_PREFIX "       " USAGE_CONN);
+		printf("where  " USAGE_PREFIX "       " USAGE_CONN "       " USAGE_INTERVAL);
 	if (!strcmp(obj, "cc"))
 		printf("where  " USAGE_CC);
 	printf("Commands and objects may be shortened to any prefix; mrc help: all.\n");
@@ -114,6 +119,7 @@ void usage(FILE *f, int status)
 		"       " USAGE_PREFIX
 		"       " USAGE_PROBE
 		"       " USAGE_CONN
+		"       " USAGE_INTERVAL
 		"       " USAGE_CC
 		"\n"
 		"Options (-NAME, --NAME, or any prefix of NAME, as in ip(8)):\n"

@@ -101,6 +101,23 @@ bool is_help(const char *arg);
 bool matches(const char *word, const char *name);
 bool is_show(const char *word);
 
+/**
+ * struct interval - the interval mode of a show
+ * @secs: seconds between samples; 0 for one show as usual
+ * @count: samples to print after the baseline; 0 for no end
+ */
+struct interval {
+	double secs;
+	u64 count;
+};
+
+/* interval.c */
+void interval_parse(int *argc, char **argv, struct interval *iv);
+void interval_run(const struct interval *iv, const char *key,
+		  void (*sample)(const char *key));
+void delta_scope(const char *fmt, ...);
+u64 delta_of(const char *name, u64 val);
+
 /* nl.c: requests to the "mrc" family. Kernel errors exit with EXIT_KERNEL. */
 struct nlmsghdr;
 struct nlattr;

@@ -237,28 +237,31 @@ static int path_flush(int argc, char **argv)
 	return 0;
 }
 
-/* A path's counters, as conn show prints them too, in this order. */
+/* A path's counters, as conn show prints them too, in this order; the
+ * gauges (@counter false) are what they are in interval mode too.
+ */
 static const struct {
 	int attr;
 	const char *key;
 	const char *word;
 	const char *unit;
+	bool counter;
 } path_counters[] = {
-	{ MRC_PS_PKTS_SENT, "sent", "sent", "" },
-	{ MRC_PS_BYTES_SENT, "bytes", "bytes", "" },
-	{ MRC_PS_PKTS_ACKED, "acked", "acked", "" },
-	{ MRC_PS_PKTS_RETRANS, "retrans", "retrans", "" },
-	{ MRC_PS_ECN_MARKS, "ecn", "ecn", "" },
-	{ MRC_PS_TRIMS, "trims", "trims", "" },
-	{ MRC_PS_LOSSES, "losses", "losses", "" },
-	{ MRC_PS_LATE_KEPT, "late_kept", "late_kept", "" },
-	{ MRC_PS_PROBES, "probes", "probes", "" },
-	{ MRC_PS_STATE_CHANGES, "state_changes", "state_changes", "" },
-	{ MRC_PS_SRTT_US, "srtt_us", "srtt", "us" },
-	{ MRC_PS_RTTVAR_US, "rttvar_us", "rttvar", "us" },
-	{ MRC_PS_REO_WND_US, "reo_wnd_us", "reo_wnd", "us" },
-	{ MRC_PS_MIN_RTT_US, "min_rtt_us", "min_rtt", "us" },
-	{ MRC_PS_INFLIGHT, "inflight", "inflight", "" },
+	{ MRC_PS_PKTS_SENT, "sent", "sent", "", true },
+	{ MRC_PS_BYTES_SENT, "bytes", "bytes", "", true },
+	{ MRC_PS_PKTS_ACKED, "acked", "acked", "", true },
+	{ MRC_PS_PKTS_RETRANS, "retrans", "retrans", "", true },
+	{ MRC_PS_ECN_MARKS, "ecn", "ecn", "", true },
+	{ MRC_PS_TRIMS, "trims", "trims", "", true },
+	{ MRC_PS_LOSSES, "losses", "losses", "", true },
+	{ MRC_PS_LATE_KEPT, "late_kept", "late_kept", "", true },
+	{ MRC_PS_PROBES, "probes", "probes", "", true },
+	{ MRC_PS_STATE_CHANGES, "state_changes", "state_changes", "", true },
+	{ MRC_PS_SRTT_US, "srtt_us", "srtt", "us", false },
+	{ MRC_PS_RTTVAR_US, "rttvar_us", "rttvar", "us", false },
+	{ MRC_PS_REO_WND_US, "reo_wnd_us", "reo_wnd", "us", false },
+	{ MRC_PS_MIN_RTT_US, "min_rtt_us", "min_rtt", "us", false },
+	{ MRC_PS_INFLIGHT, "inflight", "inflight", "", false },
 };
 
 /**
@@ -268,7 +271,8 @@ static const struct {
  * @sep: the text before the first counter
  *
  * In JSON, a "stats" object. Only the counters the kernel sends are
- * printed: a connection's path and a set's path have different ones.
+ * printed: a connection's path and a set's path have different ones. In
+ * interval mode, counters of the object delta_scope() named last.
  */
 void print_path_stats(const struct nlattr *nest, enum print_type t,
 		      const char *sep)
@@ -305,6 +309,8 @@ void print_path_stats(const struct nlattr *nest, enum print_type t,
 			continue;
 		v = policy[path_counters[i].attr] == sizeof(u64) ?
 			mnl_attr_get_u64(c) : mnl_attr_get_u32(c);
+		if (path_counters[i].counter)
+			v = delta_of(path_counters[i].key, v);
 		snprintf(fmt, sizeof(fmt), "%s%s %%llu%s", sep,
 			 path_counters[i].word, path_counters[i].unit);
 		print_u64(t, path_counters[i].key, fmt, v);
@@ -318,6 +324,26 @@ void print_path_stats(const struct nlattr *nest, enum print_type t,
 	}
 	close_json_object();
 }
+
+/**
+ * struct path_show - where the output of path show is
+ * @started: the JSON array of sets is open. It opens with the first set, so
+ *	a refused request leaves stdout empty rather than half a document.
+ * @in_set: a set's line is printed (its JSON object and paths array open)
+ * @prefix: that set's prefix
+ * @plen: its length
+ * @key: the JSON key of the array of sets (interval mode), or NULL
+ *
+ * A set too big for one message continues in the next, so a message about
+ * the set just printed adds paths to it.
+ */
+static struct path_show {
+	bool started;
+	bool in_set;
+	struct in6_addr prefix;
+	u8 plen;
+	const char *key;
+} show;
 
 static void print_path(const struct nlattr *nest)
 {
@@ -342,6 +368,8 @@ static void print_path(const struct nlattr *nest)
 		nl_fail("malformed reply from the kernel (path without id or state)");
 	open_json_object(NULL);
 	print_u64(PRINT_ANY, "id", "\tid %llu", mnl_attr_get_u32(tb[MRC_PA_ID]));
+	format_prefix(addr, &show.prefix, show.plen);
+	delta_scope("%s/%u", addr, mnl_attr_get_u32(tb[MRC_PA_ID]));
 	open_json_array("segs");
 	if (tb[MRC_PA_SEGS]) {
 		mnl_attr_for_each_nested(seg, tb[MRC_PA_SEGS]) {
@@ -378,24 +406,6 @@ static void print_path(const struct nlattr *nest)
 	close_json_object();
 }
 
-/**
- * struct path_show - where the output of path show is
- * @started: the JSON array of sets is open. It opens with the first set, so
- *	a refused request leaves stdout empty rather than half a document.
- * @in_set: a set's line is printed (its JSON object and paths array open)
- * @prefix: that set's prefix
- * @plen: its length
- *
- * A set too big for one message continues in the next, so a message about
- * the set just printed adds paths to it.
- */
-static struct path_show {
-	bool started;
-	bool in_set;
-	struct in6_addr prefix;
-	u8 plen;
-} show;
-
 static void show_end_set(void)
 {
 	if (!show.in_set)
@@ -428,7 +438,7 @@ static void show_cb(const struct nlmsghdr *nlh)
 	    memcmp(&prefix, &show.prefix, sizeof(prefix))) {
 		show_end_set();
 		if (!show.started)
-			open_json_array(NULL);
+			open_json_array(show.key);
 		show.started = true;
 		open_json_object(NULL);
 		format_prefix(buf, &prefix, plen);
@@ -447,30 +457,52 @@ static void show_cb(const struct nlmsghdr *nlh)
 			print_path(a);
 }
 
-/* Send @nlh, a path-get, and print the sets of the reply: a JSON array. */
-static int show_sets(struct nlmsghdr *nlh)
+/* Send @nlh, a path-get, and print the sets of the reply: a JSON array,
+ * under @key (interval mode) or at the top.
+ */
+static int show_sets(struct nlmsghdr *nlh, const char *key)
 {
 	memset(&show, 0, sizeof(show));
+	show.key = key;
 	nl_talk(nlh, show_cb);
 	show_end_set();
 	if (!show.started)
-		open_json_array(NULL);
+		open_json_array(key);
 	close_json_array();
 	return 0;
 }
 
-static int path_show(int argc, char **argv)
+/* What path show asks for: every set, or the one of a prefix. */
+static struct {
+	bool one;
+	struct path_req r;
+} show_req;
+
+static void path_sample(const char *key)
 {
 	struct nlmsghdr *nlh;
-	struct path_req r;
 
-	if (argc) {
-		parse_req(argc, argv, 0, 0, &r);
-		nlh = set_request(MRC_CMD_PATH_GET, &r, 0);
-	} else {
+	if (show_req.one)
+		nlh = set_request(MRC_CMD_PATH_GET, &show_req.r, 0);
+	else
 		nlh = nl_request(MRC_CMD_PATH_GET, NLM_F_DUMP, 0);
-	}
-	return show_sets(nlh);
+	show_sets(nlh, key);
+}
+
+/* mrc path show [PREFIX] [interval SECONDS [count N]] */
+static int path_show(int argc, char **argv)
+{
+	struct interval iv;
+
+	interval_parse(&argc, argv, &iv);
+	show_req.one = argc;
+	if (argc)
+		parse_req(argc, argv, 0, 0, &show_req.r);
+	if (iv.secs)
+		interval_run(&iv, "sets", path_sample);
+	else
+		path_sample(NULL);
+	return 0;
 }
 
 /* mrc path get ADDR: the set a connection to ADDR uses, as path show. */
@@ -486,7 +518,7 @@ static int path_get(int argc, char **argv)
 	parse_addr(argv[0], "address", &addr);
 	nlh = nl_request(MRC_CMD_PATH_GET, 0, 0);
 	mnl_attr_put(nlh, MRC_A_DADDR, sizeof(addr), &addr);
-	return show_sets(nlh);
+	return show_sets(nlh, NULL);
 }
 
 static const struct {

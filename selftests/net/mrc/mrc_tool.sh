@@ -387,7 +387,10 @@ test_conn_show() {
 		m -j conn show src ::1 dst ::/0 > "$tmp/c-src" &&
 		m -j conn show dst 2001:db8::/32 > "$tmp/c-none" &&
 		m -j -d conn show > "$tmp/d-json" && m -details conn show > "$tmp/d-text" &&
-		m conn show > "$tmp/plain-text" || return 1
+		m conn show > "$tmp/plain-text" &&
+		m -j -s conn show sport 7001 interval 0.3 count 2 > "$tmp/i-json" &&
+		m -s conn show sport 7001 interval 0.3 count 2 > "$tmp/i-text" &&
+		m -j -s conn show sport 7001 > "$tmp/i-after" || return 1
 	kill "$cpid" "$spid" 2>/dev/null
 	wait "$cpid" "$spid" 2>/dev/null
 	m conn show
@@ -423,6 +426,20 @@ ok = ok and all("users" not in c and c["inode"] > 0 for c in plain)
 sys.exit(not ok)' "$tmp/d-json" "$cpid" "$spid" "$tmp/conns" ||
 		{ echo "-d did not name the owners (client $cpid, server $spid):";
 		  cat "$tmp/d-json"; return 1; }
+	# interval: two samples of the server's end, each counter the change
+	# since the one before: all of it less than the total after them.
+	python3 -c 'import json, sys
+s = [json.loads(l) for l in open(sys.argv[1])]
+after = json.load(open(sys.argv[2]))[0]
+ok = len(s) == 2 and all(len(x["conns"]) == 1 and x["interval_s"] > 0 and
+                         0 < x["conns"][0]["bytes_received"] and
+                         x["conns"][0]["local_cid"] == after["local_cid"] for x in s)
+ok = ok and sum(x["conns"][0]["bytes_received"] for x in s) < after["bytes_received"]
+print("received in each sample:", [x["conns"][0]["bytes_received"] for x in s] if ok else s,
+      "in all:", after["bytes_received"])
+sys.exit(not ok)' "$tmp/i-json" "$tmp/i-after" || return 1
+	[ "$(grep -c '^--- .*: counters over the last ' "$tmp/i-text")" -eq 2 ] ||
+		{ echo "interval text:"; cat "$tmp/i-text"; return 1; }
 	if ! grep -q "users:((\"mrcperf\",pid=$cpid,fd=[0-9]*))" "$tmp/d-text" ||
 	   grep -q "users:\|ino " "$tmp/plain-text"; then
 		echo "-d text, then without -d:"
@@ -434,7 +451,42 @@ sys.exit(not ok)' "$tmp/d-json" "$cpid" "$spid" "$tmp/conns" ||
 		return 1
 	bad "a bad port" 'invalid sport "0": 1 to 65535' conn show sport 0 || return 1
 	bad "a keyword twice" 'duplicate "dst"' conn show dst ::1 dst ::2 || return 1
-	bad "an unknown keyword" 'unknown argument "pid"' conn show pid 1
+	bad "an unknown keyword" 'unknown argument "pid"' conn show pid 1 || return 1
+	bad "an interval of 0" 'invalid interval "0": 0.05 to 3600 seconds' \
+		conn show interval 0 || return 1
+	bad "a count without N" 'missing N after "count"' conn show interval 1 count ||
+		return 1
+	bad "a word after the interval" 'unknown argument "dst" after the interval' \
+		conn show interval 1 dst ::1
+}
+
+# path show interval: each counter of a path is its change since the
+# previous sample. Probes made after the first sample are counted exactly
+# once in the samples up to one taken after them.
+test_path_interval() {
+	local NS=$NS_A ipid lines
+
+	m path flush
+	m path add "$MRC_ADDR_B"/128 id 1 && m probe "$MRC_ADDR_B"/128 id 1 > /dev/null &&
+		m probe "$MRC_ADDR_B"/128 id 1 > /dev/null || return 1
+	m -j -s path show interval 0.2 > "$tmp/pi.json" &
+	ipid=$!
+	wait_for 30 bash -c "[ \$(wc -l < $tmp/pi.json) -ge 1 ]" || { kill "$ipid"; return 1; }
+	for _ in 1 2 3; do
+		m probe "$MRC_ADDR_B"/128 id 1 > /dev/null || { kill "$ipid"; return 1; }
+	done
+	lines=$(wc -l < "$tmp/pi.json")
+	wait_for 30 bash -c "[ \$(wc -l < $tmp/pi.json) -gt $lines ]"
+	kill "$ipid"
+	wait "$ipid" 2> /dev/null
+	m path flush
+	python3 -c 'import json, sys
+s = [json.loads(l) for l in open(sys.argv[1]) if l.endswith("\n")]
+p = [x["sets"][0]["paths"][0] for x in s]
+probes = [q["stats"]["probes"] for q in p]
+print("%d samples, probes in each: %s" % (len(s), probes))
+sys.exit(not (sum(probes) == 3 and all(q["state"] == "good" for q in p)))' \
+		"$tmp/pi.json"
 }
 
 # stats delta: what changed since the last time, by how much, and only that.
@@ -798,7 +850,7 @@ test_options() {
 
 [ -x "$MRC" ] || { echo "# $MRC not built"; exit "$KSFT_FAIL"; }
 setup || { echo "# setup failed"; exit "$KSFT_FAIL"; }
-ktap_begin 23
+ktap_begin 24
 run_test "add, show, set, del and flush round trip" test_round_trip
 run_test "options, objects and commands as ip takes them: prefixes, -V, help" test_options
 run_test "bad input is refused and changes nothing" test_bad_input
@@ -817,6 +869,8 @@ run_test "cc set round trip" test_cc_set
 run_test "bad cc settings are refused and change nothing" test_cc_bad_input
 run_test "unprivileged users read cc but cannot change it" test_cc_unprivileged
 run_test "path show -s gives each path's counters" test_path_stats
+run_test "path show interval: each counter the change since the sample before" \
+	test_path_interval
 run_test "probe a host that answers: its RTT, counted" test_probe
 run_test "probe a host that does not answer: no reply in time" test_probe_no_reply
 run_test "bad probe input is refused and changes nothing" test_probe_bad_input
