@@ -7,8 +7,10 @@
 # counter that counts the same thing: mrc_retransmit and OutRetrans,
 # mrc_rto and RtoFired, mrc_pkt_lost with reason rack and RackLost (and
 # path-timeout and PathTimeLost), mrc_nack_send and OutNacks, mrc_nack_recv
-# reason=trimmed and TrimRetrans. An operator's path state change leaves
-# one mrc_path_state record.
+# reason=trimmed and TrimRetrans (skipped when the sender, on a debug
+# kernel or a loaded host, never filled the 50 Mbit/s queue, so that
+# nothing was trimmed). An operator's path state change leaves one
+# mrc_path_state record.
 
 # Test functions run through run_test, which shellcheck cannot follow.
 # shellcheck disable=SC2317
@@ -114,6 +116,8 @@ test_losses() {
 }
 
 test_trims() {
+	local trimmed
+
 	mrctrim_load || return 1
 	tc -n "$A" qdisc replace dev veth-a root handle 1: tbf rate 50mbit burst 20kb \
 		latency 100ms || return 1
@@ -125,8 +129,17 @@ test_trims() {
 	transfer || return 1
 	trace_stop || return 1
 	tc -n "$A" -s qdisc show dev veth-a
+	trimmed=$(tc -n "$A" -j -s qdisc show dev veth-a parent 1:1 |
+		python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["trimmed"])')
 	tc -n "$A" qdisc del dev veth-a root
-	[ "$(sum TrimRetrans)" -gt 0 ] || { echo "no trim: nothing tested"; return 1; }
+	# A sender slower than the shaping (a debug kernel, a loaded host)
+	# never fills the queue: nothing was trimmed, and nothing is tested.
+	if [ "$trimmed" = 0 ] && [ "$(sum TrimRetrans)" -eq 0 ]; then
+		echo "the queue never filled: the sender was slower than 50 Mbit/s"
+		return "$KSFT_SKIP"
+	fi
+	[ "$(sum TrimRetrans)" -gt 0 ] ||
+		{ echo "the qdisc trimmed ${trimmed:-?}, and no trim was retransmitted"; return 1; }
 	grep -m 2 -E ' mrc_nack_(send|recv): ' "$tmp/trace"
 	same mrc_nack_send "" OutNacks &&
 		same mrc_nack_recv "reason=trimmed" TrimRetrans &&
