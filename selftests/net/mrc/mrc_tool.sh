@@ -469,7 +469,8 @@ test_path_interval() {
 	m path flush
 	m path add "$MRC_ADDR_B"/128 id 1 && m probe "$MRC_ADDR_B"/128 id 1 > /dev/null &&
 		m probe "$MRC_ADDR_B"/128 id 1 > /dev/null || return 1
-	m -j -s path show interval 0.2 > "$tmp/pi.json" &
+	# Not through m(): $! must be mrc itself, for kill to stop it.
+	"$MRC" -n "$NS" -j -s path show interval 0.2 > "$tmp/pi.json" &
 	ipid=$!
 	wait_for 30 bash -c "[ \$(wc -l < $tmp/pi.json) -ge 1 ]" || { kill "$ipid"; return 1; }
 	for _ in 1 2 3; do
