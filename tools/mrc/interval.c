@@ -14,7 +14,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -188,14 +187,9 @@ static void sleep_until(double t)
 /* Its start: the time, and in JSON the object that holds the sample. */
 static void sample_head(const struct interval *iv, double secs)
 {
-	char date[32], iso[64];
-	struct timeval tv;
-	struct tm tm;
+	char iso[ISO_TIME_LEN];
 
-	gettimeofday(&tv, NULL);
-	localtime_r(&tv.tv_sec, &tm);
-	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(iso, sizeof(iso), "%s.%06ld", date, (long)tv.tv_usec);
+	time_iso(iso, sizeof(iso), NULL, NULL);
 	open_json_object(NULL);
 	print_string(PRINT_JSON, "timestamp", NULL, iso);
 	print_float(PRINT_JSON, "interval_s", NULL, secs);

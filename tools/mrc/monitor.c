@@ -9,7 +9,6 @@
 #include <libmnl/libmnl.h>
 #include <linux/genetlink.h>
 #include <string.h>
-#include <sys/time.h>
 #include <time.h>
 
 #include "mrc.h"
@@ -20,16 +19,13 @@ static unsigned int shown;
 /* -timestamp: a line before the event; -tshort: its start; JSON: a member. */
 static void print_time(void)
 {
-	char date[64], iso[96];
-	struct timeval tv;
+	char date[64], iso[ISO_TIME_LEN];
 	struct tm tm;
+	long usec;
 
 	if (!opts.timestamp && !opts.tshort)
 		return;
-	gettimeofday(&tv, NULL);
-	localtime_r(&tv.tv_sec, &tm);
-	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(iso, sizeof(iso), "%s.%06ld", date, (long)tv.tv_usec);
+	time_iso(iso, sizeof(iso), &tm, &usec);
 	print_string(PRINT_JSON, "timestamp", NULL, iso);
 	if (opts.json)
 		return;
@@ -38,7 +34,7 @@ static void print_time(void)
 		return;
 	}
 	strftime(date, sizeof(date), "%a %b %e %H:%M:%S %Y", &tm);
-	printf("Timestamp: %s %06ld usec\n", date, (long)tv.tv_usec);
+	printf("Timestamp: %s %06ld usec\n", date, usec);
 }
 
 static void conn_event(const struct nlmsghdr *nlh)

@@ -160,6 +160,9 @@ void print_bool(enum print_type t, const char *key, const char *fmt, bool val);
 void print_float(enum print_type t, const char *key, const char *fmt,
 		 double val);
 void print_nl(void);
+#define ISO_TIME_LEN	40
+struct tm;
+void time_iso(char *buf, size_t len, struct tm *tm, long *usec);
 
 /* The commands: argc and argv hold the words after OBJECT. */
 int do_path(int argc, char **argv);

@@ -360,6 +360,7 @@ static void print_path(const struct nlattr *nest)
 	enum print_type detail = opts.stats ? PRINT_ANY : PRINT_JSON;
 	const struct nlattr *tb[MRC_PA_MAX + 1], *seg;
 	char addr[INET6_ADDRSTRLEN], dev[IF_NAMESIZE], num[16];
+	char prefix[PREFIX_STRLEN];
 	const char *sep = " segs %s";
 	u32 ifindex;
 
@@ -368,8 +369,8 @@ static void print_path(const struct nlattr *nest)
 		nl_fail("malformed reply from the kernel (path without id or state)");
 	open_json_object(NULL);
 	print_u64(PRINT_ANY, "id", "\tid %llu", mnl_attr_get_u32(tb[MRC_PA_ID]));
-	format_prefix(addr, &show.prefix, show.plen);
-	delta_scope("%s/%u", addr, mnl_attr_get_u32(tb[MRC_PA_ID]));
+	format_prefix(prefix, &show.prefix, show.plen);
+	delta_scope("%s/%u", prefix, mnl_attr_get_u32(tb[MRC_PA_ID]));
 	open_json_array("segs");
 	if (tb[MRC_PA_SEGS]) {
 		mnl_attr_for_each_nested(seg, tb[MRC_PA_SEGS]) {

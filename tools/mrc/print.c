@@ -4,6 +4,9 @@
  * once, with a JSON key and a text format, and prints whichever -j asks for.
  * The JSON writer only tracks commas and depth; -p adds newlines and indent.
  */
+#include <sys/time.h>
+#include <time.h>
+
 #include "mrc.h"
 
 #define JSON_INDENT	4
@@ -129,6 +132,29 @@ void print_float(enum print_type t, const char *key, const char *fmt,
 	} else if (!opts.json && (t & PRINT_FP) && fmt) {
 		printf(fmt, val);
 	}
+}
+
+/**
+ * time_iso() - the time now, local, as 2026-11-29T02:40:01.123456
+ * @buf: where it goes
+ * @len: room in @buf (ISO_TIME_LEN will do)
+ * @tm: if not NULL, the time broken down, for other formats
+ * @usec: if not NULL, its microseconds
+ */
+void time_iso(char *buf, size_t len, struct tm *tm, long *usec)
+{
+	struct timeval tv;
+	struct tm t;
+	char date[32];
+
+	gettimeofday(&tv, NULL);
+	localtime_r(&tv.tv_sec, &t);
+	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", &t);
+	snprintf(buf, len, "%s.%06ld", date, (long)tv.tv_usec);
+	if (tm)
+		*tm = t;
+	if (usec)
+		*usec = tv.tv_usec;
 }
 
 void print_nl(void)
