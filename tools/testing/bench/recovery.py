@@ -213,18 +213,6 @@ FIGURES = ("stall_ms", "back_to_90_ms", "healed_use_ms", "healed_share",
            "first_retx_ms", "others_rate_min", "plane_cov", "data_packets")
 
 
-def mib_delta(path):
-    """A file of "NAME DELTA" lines as a dict, or None if there is none."""
-    if not os.path.exists(path):
-        return None
-    m = {}
-    with open(path) as f:
-        for line in f:
-            name, val = line.split()
-            m[name] = int(val)
-    return m
-
-
 def retirements(d, cap, r):
     """The retirements (-> assumed-bad, reason loss) of MRC run R, from its
     stamped path events (DIR/monitor-mrc-R: "EPOCH path PREFIX id N OLD ->
@@ -249,21 +237,22 @@ def retirements(d, cap, r):
 
 
 def mib_runs(d, reps, cap=None):
-    """Host 1's MIB deltas of each MRC run that left them (DIR/mib-mrc-R):
-    PathsRetired, RetireUndone and RtoFired; the paths retired before
-    the failure (DIR/mib-mrc-R-before-failure), when that file exists;
-    and which path each retirement took when, from the path events."""
+    """Host 1's MIB deltas of each MRC run that left them (DIR/mib-mrc-R:
+    "NAME DELTA" lines): PathsRetired, RetireUndone and RtoFired; and
+    which path each retirement took when, from the path events."""
     runs = []
     for r in range(1, reps + 1):
-        m = mib_delta(os.path.join(d, "mib-mrc-%d" % r))
-        if m is None:
+        path = os.path.join(d, "mib-mrc-%d" % r)
+        if not os.path.exists(path):
             continue
+        m = {}
+        with open(path) as f:
+            for line in f:
+                name, val = line.split()
+                m[name] = int(val)
         run = {"run": r, "retired": m.get("PathsRetired", 0),
                "undone": m.get("RetireUndone", 0),
                "rtos": m.get("RtoFired", 0)}
-        b = mib_delta(os.path.join(d, "mib-mrc-%d-before-failure" % r))
-        if b is not None:
-            run["retired_before_failure"] = b.get("PathsRetired", 0)
         ret = retirements(d, cap, r)
         if ret is not None:
             run["retirements"] = ret
@@ -416,9 +405,6 @@ def main():
         res["mrc"]["spurious_ratio"] = round(undone / retired, 3) if retired else 0
         # The failed plane's retirement is the one a run should have.
         res["mrc"]["runs_retiring_more"] = sum(m["retired"] > 1 for m in mibs)
-        if all("retired_before_failure" in m for m in mibs):
-            res["mrc"]["retired_before_failure"] = sum(
-                m["retired_before_failure"] for m in mibs)
         # The retirements beyond the failed plane's one, each as [run,
         # path id, ms since the failure] (negative: before it).
         if all("retirements" in m for m in mibs):
@@ -431,6 +417,9 @@ def main():
                         continue
                     extra.append([m["run"]] + x)
             res["mrc"]["extra_retirements"] = extra
+            # Before the failure, a retirement is spurious by construction.
+            res["mrc"]["retired_before_failure"] = sum(
+                x[1] < 0 for m in mibs for x in m["retirements"])
         res["mrc"]["rtos"] = sum(m["rtos"] for m in mibs)
     if a.base_rtt_us:
         goal = 10 * a.base_rtt_us / 1000 + a.rto_min_ms

@@ -26,8 +26,7 @@
 # (default "mrc mptcp tcp") selects some. OUT.json gets the figures, DIR
 # recovery-<proto>.dat the bins of the run with the median stall, and
 # OUT.png their plot (gnuplot). After each MRC run, the growth of host 1's
-# MIB counters over the run goes in DIR/mib-mrc-<run>, and their growth
-# until the failure in DIR/mib-mrc-<run>-before-failure; the path events
+# MIB counters over the run goes in DIR/mib-mrc-<run>; the path events
 # of host 1 (mrc monitor path), each line stamped with the clock of the
 # failure and heal events, in DIR/monitor-mrc-<run>. Beside the
 # figures above: MRC's first retransmission to arrive over another plane
@@ -136,10 +135,6 @@ run() {
 	# the figures against (srtt, in flight).
 	[ "$proto" = mrc ] && fab_exec_host 1 "$MRC" -j -s conn show \
 		> "$dir/conn-$proto-$r.json"
-	# And the counters: a retirement before the failure is spurious by
-	# construction (nothing had failed yet).
-	[ "$proto" = mrc ] && fab_exec_host 1 cat /proc/net/mrc_stat \
-		> "$dir/mib-fail"
 	# Stamped before the change: ip netns exec is slow under emulation,
 	# and the failure takes effect at some point while it runs.
 	echo "$(date +%s.%N) fail" > "$cap/events-$proto-$r"
@@ -158,9 +153,6 @@ run() {
 		awk 'NR == FNR { b[$1] = $2; next }
 		     $2 != b[$1] { printf "%s %d\n", $1, $2 - b[$1] }' \
 		"$dir/mib-before" - > "$dir/mib-mrc-$r"
-	[ "$proto" = mrc ] && awk 'NR == FNR { b[$1] = $2; next }
-		$2 != b[$1] { printf "%s %d\n", $1, $2 - b[$1] }' \
-		"$dir/mib-before" "$dir/mib-fail" > "$dir/mib-mrc-$r-before-failure"
 	return 0
 }
 
