@@ -687,9 +687,14 @@ void mrc_txq_release(struct sock *sk)
 /* How long a packet may go unacknowledged on its path before it counts as
  * lost although nothing sent later on the path was delivered. While the
  * peer acknowledges packets sent after this one on other paths, it is
- * acknowledging promptly, and this path is late: the path's srtt plus four
+ * acknowledging promptly, and this path is late: the path's RTT plus four
  * variations plus the reordering window is enough (the RTO formula of RFC
- * 6298, per path). Otherwise (only the RTO asks then) the peer may be
+ * 6298, per path). The RTT is the srtt, or the RTT of the latest-sent
+ * packet the path delivered (&mrc_cpstate.rack_rtt_us) when that is
+ * longer: a queue on the path that grows faster than the srtt follows (the
+ * srtt moves an eighth of the way per sample, and a path gets a sample
+ * only when an ACK echoes one of its packets) would otherwise make its
+ * packets late by the growth. Otherwise (only the RTO asks then) the peer may be
  * holding its ACK, and the connection may be going idle: twice the srtt
  * plus four variations, plus the reordering window, plus the longest the
  * peer may hold an ACK (@hold: mrc_ack_hold_us(), computed once a scan,
@@ -704,8 +709,8 @@ static u32 mrc_path_timeout_us(const struct mrc_sock *msk,
 			       const struct mrc_cpstate *cs,
 			       const struct mrc_tx_cb *cb, u32 hold)
 {
-	u32 base = cs->srtt_us + 4 * cs->rttvar_us + mrc_reo_wnd_us(msk, cs) +
-		   msk->rack_excess_us;
+	u32 base = max(cs->srtt_us, cs->rack_rtt_us) + 4 * cs->rttvar_us +
+		   mrc_reo_wnd_us(msk, cs) + msk->rack_excess_us;
 
 	if (!cs->srtt_us)
 		return 0;
