@@ -101,6 +101,7 @@ static const char * const mrc_mib_names[] = {
 	[MRC_MIB_MEM_PRESSURE] = "MemPressure",
 	[MRC_MIB_RTO_DEFERRED] = "RtoDeferred",
 	[MRC_MIB_TIMER_LATE] = "RtxTimerLate",
+	[MRC_MIB_PATH_TIME_HELD] = "PathTimeHeld",
 };
 
 static_assert(ARRAY_SIZE(mrc_mib_names) == MRC_MIB_MAX);

@@ -684,6 +684,16 @@ void mrc_txq_release(struct sock *sk)
 	}
 }
 
+/* A path's timeout without the allowances that mrc_path_timeout_us() adds
+ * for stalls: its RTT, four variations and its reordering window.
+ */
+static u32 mrc_path_due_us(const struct mrc_sock *msk,
+			   const struct mrc_cpstate *cs)
+{
+	return max(cs->srtt_us, cs->rack_rtt_us) + 4 * cs->rttvar_us +
+	       mrc_reo_wnd_us(msk, cs);
+}
+
 /* How long a packet may go unacknowledged on its path before it counts as
  * lost although nothing sent later on the path was delivered. While the
  * peer acknowledges packets sent after this one on other paths, it is
@@ -709,8 +719,7 @@ static u32 mrc_path_timeout_us(const struct mrc_sock *msk,
 			       const struct mrc_cpstate *cs,
 			       const struct mrc_tx_cb *cb, u32 hold)
 {
-	u32 base = max(cs->srtt_us, cs->rack_rtt_us) + 4 * cs->rttvar_us +
-		   mrc_reo_wnd_us(msk, cs) + msk->rack_excess_us;
+	u32 base = mrc_path_due_us(msk, cs) + msk->rack_excess_us;
 
 	if (!cs->srtt_us)
 		return 0;
@@ -781,6 +790,66 @@ static u32 mrc_trim_hold_us(const struct mrc_sock *msk,
 }
 
 /**
+ * mrc_late_scan() - which paths have packets out that were sent after the
+ *	latest-sent packet delivered, and which of those are all on time
+ * @sk: the socket, locked
+ * @now: mrc_now_us()
+ * @after: set: the path has such a packet (with an RTT sample)
+ * @ontime: set: none of the path's such packets is past mrc_path_due_us()
+ *
+ * Run only when a path's timeout is about to declare a packet lost, which
+ * is rare: one more walk over the window then.
+ */
+static void mrc_late_scan(struct sock *sk, u32 now, unsigned long *after,
+			  unsigned long *ontime)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+	struct mrc_cpstate *st = mrc_cp_sts(msk);
+	u32 psn;
+
+	bitmap_zero(after, MRC_PATHS_PER_SET_MAX);
+	bitmap_zero(ontime, MRC_PATHS_PER_SET_MAX);
+	for (psn = msk->snd_una; mrc_before(psn, msk->snd_nxt); psn++) {
+		struct sk_buff *skb = mrc_txq_get(msk, psn);
+		const struct mrc_cpstate *cs;
+		struct mrc_tx_cb *cb;
+
+		if (!skb)
+			continue;
+		cb = MRC_TX_CB(skb);
+		if (cb->lost || cb->trimmed || cb->noroute || cb->qdrop ||
+		    cb->pidx >= MRC_PATHS_PER_SET_MAX ||
+		    !mrc_after(cb->xmit_us, msk->rack_xmit_us))
+			continue;
+		cs = &st[cb->pidx];
+		if (!cs->srtt_us)
+			continue;
+		if (!__test_and_set_bit(cb->pidx, after))
+			__set_bit(cb->pidx, ontime);
+		if ((s32)(now - cb->xmit_us) > (s32)mrc_path_due_us(msk, cs))
+			__clear_bit(cb->pidx, ontime);
+	}
+}
+
+/* Is path @pidx's lateness everyone's? Yes when other paths have packets
+ * out that were sent after the latest-sent packet delivered, and every
+ * one of those paths is itself late with them (mrc_late_scan()).
+ */
+static bool mrc_late_everywhere(const unsigned long *after,
+				const unsigned long *ontime, u32 pidx)
+{
+	u32 others = bitmap_weight(after, MRC_PATHS_PER_SET_MAX);
+	u32 others_ontime = bitmap_weight(ontime, MRC_PATHS_PER_SET_MAX);
+
+	if (pidx < MRC_PATHS_PER_SET_MAX && test_bit(pidx, after)) {
+		others--;
+		if (test_bit(pidx, ontime))
+			others_ontime--;
+	}
+	return others && !others_ontime;
+}
+
+/**
  * mrc_detect_losses() - per-path RACK, and a per-path time threshold
  * @sk: the socket, locked
  *
@@ -792,7 +861,10 @@ static u32 mrc_trim_hold_us(const struct mrc_sock *msk,
  * its path overtook is lost when it has been out longer than the path's
  * timeout (mrc_path_timeout_us()) while a packet sent after it on
  * another path has been delivered: the path may have gone silent, and a
- * run of such losses retires it (mrc_cp_late()). A packet that found no route
+ * run of such losses retires it (mrc_cp_late()); unless every other path
+ * with packets out sent after that delivery is as late with them
+ * (mrc_late_everywhere()): the delay is then everyone's, and the packet
+ * waits for the next ACK. A packet that found no route
  * never left: it is lost at once, and its path retired (the route to the
  * path's first hop went away, with its link). A packet a queue of this
  * host dropped never left either: it is lost at once, a congestion
@@ -812,8 +884,10 @@ u32 mrc_detect_losses(struct sock *sk)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
 	struct mrc_cpstate *st = mrc_cp_sts(msk);
+	DECLARE_BITMAP(ontime, MRC_PATHS_PER_SET_MAX);
+	DECLARE_BITMAP(after, MRC_PATHS_PER_SET_MAX);
 	u32 now = mrc_now_us(), wait = U32_MAX, psn;
-	bool found = false;
+	bool found = false, scanned = false, held = false;
 
 	for (psn = msk->snd_una; mrc_before(psn, msk->snd_nxt); psn++) {
 		struct sk_buff *skb = mrc_txq_get(msk, psn);
@@ -880,16 +954,32 @@ u32 mrc_detect_losses(struct sock *sk)
 		 * and none will.
 		 */
 		left = (s32)(cb->xmit_us + tmo - now);
-		if (left <= 0) {
-			mrc_mark_lost(sk, cb, MRC_LOST_PATH_TIMEOUT);
-			mrc_cc_on_loss(sk, cb->pidx);
-			MRC_INC(sock_net(sk), PATH_TIME_LOST);
-			mrc_cp_late(sk, cb, tmo);
-			found = true;
-		} else {
+		if (left > 0) {
 			wait = min_t(u32, wait, left);
+			continue;
 		}
+		/* Past its timeout, but so is everything sent since on every
+		 * other path that has packets out: the delay is everyone's
+		 * (queues that all grew, a stall of this host or the peer),
+		 * not this path's. The next ACK judges again, and the RTO
+		 * covers a silence of every path.
+		 */
+		if (!scanned) {
+			mrc_late_scan(sk, now, after, ontime);
+			scanned = true;
+		}
+		if (mrc_late_everywhere(after, ontime, cb->pidx)) {
+			held = true;
+			continue;
+		}
+		mrc_mark_lost(sk, cb, MRC_LOST_PATH_TIMEOUT);
+		mrc_cc_on_loss(sk, cb->pidx);
+		MRC_INC(sock_net(sk), PATH_TIME_LOST);
+		mrc_cp_late(sk, cb, tmo);
+		found = true;
 	}
+	if (held)
+		MRC_INC(sock_net(sk), PATH_TIME_HELD);
 	if (wait != U32_MAX)
 		mrc_arm_rtx_at(sk, wait);
 	return found ? 0 : wait;

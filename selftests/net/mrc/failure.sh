@@ -322,7 +322,7 @@ delta() {
 # prints the growth of, to show how it judged the losses.
 DETECTOR="RackLost PathTimeLost PathLateKept NoRouteLost RtoFired PathsRetired
 RetireUndone RetireTrimmed RetireAtFloor PathMoved SpuriousRetrans OutRetrans
-OutData CcLossDecrease InTrimmed RtoDeferred RtxTimerLate"
+OutData CcLossDecrease InTrimmed RtoDeferred RtxTimerLate PathTimeHeld"
 
 # show_deltas BEFORE: "NAME +N" for each counter that BEFORE holds, from
 # one read of the MIB.
