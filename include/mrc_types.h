@@ -76,6 +76,15 @@
 #define MRC_ORPHAN_TIMEOUT_DEFAULT	60000
 #define MRC_MAX_ORPHANS_DEFAULT		16384
 
+/* Default of net.mrc.rcvbuf_max: the largest receive buffer autotuning
+ * grows a connection's to, tcp_rmem[2]'s default.
+ */
+#define MRC_RCVBUF_MAX_DEFAULT		(6 * SZ_1M)
+/* Default of net.mrc.sndbuf_max: the largest send buffer autotuning grows
+ * a connection's to, tcp_wmem[2]'s default.
+ */
+#define MRC_SNDBUF_MAX_DEFAULT		(4 * SZ_1M)
+
 /* The smallest DATA payload a connection accepts to run with: what the
  * IPv6 minimum MTU leaves with the longest SRH (1060 bytes). A message is
  * then at most MRC_MSG_MAX / MRC_MSS_MIN + 1 packets, which bounds what a
@@ -251,6 +260,8 @@ struct mrc_cc_params {
  *	trimmed
  * @orphan_timeout_ms: sysctl net.mrc.orphan_timeout_ms
  * @max_orphans: sysctl net.mrc.max_orphans
+ * @rcvbuf_max: sysctl net.mrc.rcvbuf_max
+ * @sndbuf_max: sysctl net.mrc.sndbuf_max
  * @orphans: connections closed by their application and still delivering
  * @sysctl: the namespace's sysctl table
  */
@@ -291,6 +302,8 @@ struct mrc_net {
 	unsigned int trim_dscp;
 	unsigned int orphan_timeout_ms;
 	int max_orphans;
+	int rcvbuf_max;
+	int sndbuf_max;
 	atomic_t orphans;
 	struct ctl_table_header *sysctl;
 };
@@ -431,6 +444,8 @@ struct mrc_cpstate {
  * @ctrl_rr: next entry for control packets
  * @last: entry the latest packet took
  * @burst_left: packets still to put on @last before choosing again
+ * @cell: packets of a flowcell, set by the sender before it chooses:
+ *	consecutive packets put on one path (unless spray_burst says)
  * @explore: choices since the latest one that ignored credits
  * @verify: 1 + the entry whose late run has just become due for
  *	retirement (mrc_cp_late()): the next DATA packet that may take it
@@ -455,6 +470,7 @@ struct mrc_cpaths {
 	u16 ctrl_rr;
 	u16 last;
 	u16 burst_left;
+	u16 cell;
 	u16 explore;
 	u16 verify;
 	struct mrc_cpstate __rcu *st;
@@ -650,6 +666,8 @@ struct mrc_stats {
  * @snd_isn: our first PSN
  * @snd_mss: DATA payload bytes per packet of the messages sendmsg() cuts
  *	from now on: @mss, lowered to fit the narrowest path known
+ * @snd_truesize: true size of the latest packet of @snd_mss bytes queued:
+ *	what each packet of a bulk sender takes of SO_SNDBUF
  * @ptb_mtu: a Packet Too Big that came while a process held the socket:
  *	the MTU it reports (MRC_DEFER_PMTU)
  * @ptb_psn: the PSN of the packet it quotes
@@ -726,6 +744,14 @@ struct mrc_stats {
  *	than a zero-window probe)
  * @rcv_scale: payload bytes per byte of skb truesize received, in 1/1024,
  *	averaged; it turns free buffer space into a window of payload
+ * @rcv_read: payload bytes the application has read
+ * @rcvq_read: @rcv_read when the current autotuning period began
+ * @rcvq_time_us: when it began; 0 before the first read
+ * @rcvq_space: the most payload read in one period so far
+ * @rcv_rtt_us: the receiver's RTT: the shortest time a right edge it
+ *	advertised took to be reached; 0 before the first
+ * @rcv_rtt_edge: the edge being timed
+ * @rcv_rtt_time_us: when it was advertised; 0 when none is timed
  * @ack_tsval: tsval of the latest packet to echo
  * @ack_rx_us: arrival time of that packet
  * @ack_ev: path of that packet
@@ -771,6 +797,7 @@ struct mrc_sock {
 	 */
 	u32 snd_isn;
 	u32 snd_mss;
+	u32 snd_truesize;
 	u32 ptb_mtu;
 	u32 ptb_psn;
 	u16 ptb_ev;
@@ -823,6 +850,13 @@ struct mrc_sock {
 	u64 rcv_bytes;
 	u64 rcv_edge;
 	u32 rcv_scale;
+	u64 rcv_read;
+	u64 rcvq_read;
+	u32 rcvq_time_us;
+	u32 rcvq_space;
+	u32 rcv_rtt_us;
+	u32 rcv_rtt_time_us;
+	u64 rcv_rtt_edge;
 	u32 ack_tsval;
 	u32 ack_rx_us;
 	u16 ack_ev;

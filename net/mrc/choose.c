@@ -17,7 +17,10 @@
  *  5. before all of these, once, a path whose late run has just become
  *     due for retirement (mrc_cp_late()), unless the packet is to avoid
  *     it or it is cooling down: its losses may be one burst a queue
- *     dropped, and a packet sent after them shows whether it delivers.
+ *     dropped, and a packet sent after them shows whether it delivers;
+ *  6. a path chosen by these rules takes the next packets too, up to a
+ *     flowcell (&mrc_cpaths.cell, or the spray_burst parameter), as long
+ *     as it stays usable, not cooling down and not the one to avoid.
  *
  * This file builds into the module and, unchanged, into the user-space
  * fuzzer of tools/testing/fuzz/, which drives it with arbitrary path
@@ -155,7 +158,8 @@ int mrc_cp_pick(struct mrc_cpaths *cps, int avoid, u32 now)
 found_rr:
 	cps->rr = (i + 1) % cps->nr;
 	cps->last = i;
-	cps->burst_left = clamp_t(u32, READ_ONCE(mrc_spray_burst), 1, 64) - 1;
+	cps->burst_left = clamp_t(u32, READ_ONCE(mrc_spray_burst) ?: cps->cell,
+				  1, 64) - 1;
 	return i;
 }
 

@@ -345,6 +345,16 @@ static void mrc_rcv_data(struct sock *sk, struct sk_buff *skb)
 	 * check on the peer (one packet may probe a closed window).
 	 */
 	msk->rcv_bytes += plen;
+	/* The edge being timed is reached: the shortest time it takes is
+	 * the receiver's RTT (tcp_rcv_rtt_measure()'s window-based sample).
+	 */
+	if (msk->rcv_rtt_time_us && msk->rcv_bytes >= msk->rcv_rtt_edge) {
+		u32 rtt = max_t(u32, mrc_now_us() - msk->rcv_rtt_time_us, 1);
+
+		if (!msk->rcv_rtt_us || rtt < msk->rcv_rtt_us)
+			msk->rcv_rtt_us = rtt;
+		msk->rcv_rtt_time_us = 0;
+	}
 	if (msk->rcv_bytes > msk->rcv_edge + msk->mss)
 		MRC_INC(net, IN_BEYOND_WINDOW);
 
@@ -515,6 +525,7 @@ static void mrc_rcv_ack(struct sock *sk, struct sk_buff *skb)
 		msk->delivery_us = now | 1;
 		msk->backoff = 0;
 		mrc_cc_on_ack(sk, delivered, delay, ce);
+		mrc_sndbuf_expand(sk);
 	}
 	if (msk->outstanding) {
 		if (delivered)

@@ -40,8 +40,10 @@ static int mrc_output_flow(struct net *net, struct sock *sk,
 	int err, segs;
 
 	/* DATA may be trimmed by the switches; control packets may not. */
-	if (h->type == MRC_PKT_DATA)
+	if (h->type == MRC_PKT_DATA) {
 		tclass |= READ_ONCE(mrc_net(net)->data_dscp) << 2;
+		MRC_INC(net, OUT_DATA_SKBS);
+	}
 
 	segs = skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1;
 	/* skb->cb still holds our control block; IPv6 reads its own there. */
@@ -327,40 +329,93 @@ static void mrc_xmit_data(struct sock *sk, struct sk_buff *skb, u32 i,
 #define MRC_GSO_BYTES	(64000 - sizeof(struct udphdr))
 #define MRC_GSO_SEGS	64
 
+/* A packet may join a GSO batch: its payload is all in page fragments
+ * (mrc_skb_from_msg()), which the batch references.
+ */
+static bool mrc_batchable(const struct sk_buff *skb)
+{
+	return !skb_headlen(skb);
+}
+
+/* Fragments a packet takes in a batch: its header (but the first's, in
+ * the linear part) and its payload's.
+ */
+static u32 mrc_batch_frags(const struct sk_buff *skb)
+{
+	return 1 + skb_shinfo(skb)->nr_frags;
+}
+
 /* Transmit n > 1 consecutive new packets, all but the last full-sized and
  * all on path entry @p, as one UDP GSO skb: the stack is traversed once
  * and segmentation (in software when the device cannot) makes the n
- * packets. Falls back to one skb a packet when the batch cannot be
- * allocated.
+ * packets. Nothing is copied: the first header is in the linear part,
+ * the others in one page fragment, and each payload is referenced where
+ * sendmsg() put it. Falls back to one skb a packet when the batch
+ * cannot be allocated.
  */
 static void mrc_xmit_batch(struct sock *sk, struct sk_buff **pkts, u32 n,
 			   u32 p, u32 now)
 {
 	u16 ev = mrc_cps(mrc_sk(sk))->p[p].id;
-	u32 seg = sizeof(struct mrc_data) + mrc_sk(sk)->snd_mss;
-	u32 len = (n - 1) * seg + sizeof(struct mrc_data) +
-		  MRC_TX_CB(pkts[n - 1])->len;
+	const u32 hlen = sizeof(struct mrc_data);
 	bool noroute = false, qdrop;
+	struct skb_shared_info *sh;
+	struct page *hpage = NULL;
 	struct sk_buff *gso;
-	u32 i;
+	void *hdrs = NULL;
+	u32 i, j, hoff = 0;
 
-	gso = alloc_skb(MRC_HEADROOM + len, GFP_ATOMIC | __GFP_NOWARN);
+	gso = alloc_skb(MRC_HEADROOM + hlen, GFP_ATOMIC | __GFP_NOWARN);
+	if (gso) {
+		hdrs = netdev_alloc_frag((n - 1) * hlen);
+		if (!hdrs) {
+			kfree_skb(gso);
+			gso = NULL;
+		}
+	}
 	if (!gso) {
 		for (i = 0; i < n; i++)
 			mrc_xmit_data(sk, pkts[i], p, now);
 		return;
 	}
+	hpage = virt_to_head_page(hdrs);
+	hoff = hdrs - page_address(hpage);
 	skb_reserve(gso, MRC_HEADROOM);
+	sh = skb_shinfo(gso);
 	for (i = 0; i < n; i++) {
 		struct mrc_tx_cb *cb = MRC_TX_CB(pkts[i]);
+		const struct skb_shared_info *psh = skb_shinfo(pkts[i]);
 
 		mrc_count_xmit(sk, cb, p, now);
-		mrc_data_hdr(sk, skb_put(gso, sizeof(struct mrc_data)), cb, ev);
-		skb_copy_bits(pkts[i], 0, skb_put(gso, cb->len), cb->len);
+		if (!i) {
+			mrc_data_hdr(sk, skb_put(gso, hlen), cb, ev);
+		} else {
+			mrc_data_hdr(sk, hdrs + (i - 1) * hlen, cb, ev);
+			/* netdev_alloc_frag() gave one reference: one more
+			 * for each further header.
+			 */
+			if (i > 1)
+				get_page(hpage);
+			__skb_fill_page_desc(gso, sh->nr_frags++, hpage,
+					     hoff + (i - 1) * hlen, hlen);
+			gso->len += hlen;
+			gso->data_len += hlen;
+		}
+		for (j = 0; j < psh->nr_frags; j++) {
+			const skb_frag_t *f = &psh->frags[j];
+
+			__skb_fill_page_desc(gso, sh->nr_frags++,
+					     skb_frag_page(f), skb_frag_off(f),
+					     skb_frag_size(f));
+			get_page(skb_frag_page(f));
+		}
+		gso->len += cb->len;
+		gso->data_len += cb->len;
 	}
-	skb_shinfo(gso)->gso_size = seg;
-	skb_shinfo(gso)->gso_type = SKB_GSO_UDP_L4;
-	skb_shinfo(gso)->gso_segs = n;
+	gso->truesize += gso->data_len;
+	sh->gso_size = hlen + mrc_sk(sk)->snd_mss;
+	sh->gso_type = SKB_GSO_UDP_L4;
+	sh->gso_segs = n;
 	/* A queue drops a GSO skb whole, or segments it and keeps some. */
 	qdrop = mrc_output_path(sk, gso, p, &noroute) == NET_XMIT_DROP;
 	for (i = 0; i < n; i++) {
@@ -429,6 +484,9 @@ static void mrc_retransmit_lost(struct sock *sk)
 	u32 psn, now = 0;
 	int i;
 
+	/* Each repair chooses its own path, away from the one it was lost on. */
+	if (msk->lost)
+		mrc_cps(msk)->cell = 1;
 	for (psn = msk->snd_una; msk->lost && mrc_before(psn, msk->snd_nxt); psn++) {
 		struct sk_buff *skb = mrc_txq_get(msk, psn);
 
@@ -520,16 +578,37 @@ static enum mrc_send_limit mrc_send_limit_of(const struct mrc_sock *msk,
 	return MRC_SL_IDLE;
 }
 
+/* Packets of a flowcell: consecutive new packets that go on one path,
+ * and so in one GSO batch. Spraying cells of up to 64 KB, not single
+ * packets, keeps segmentation offload (Presto, SIGCOMM 2015). The window
+ * holds two cells for every usable path, so a small one (a start, an
+ * RPC, an incast) still sprays packet by packet.
+ */
+static u16 mrc_cell_pkts(struct mrc_sock *msk)
+{
+	const struct mrc_cpaths *cps = mrc_cps(msk);
+	u32 i, usable = 0, most;
+
+	most = min_t(u32, MRC_GSO_SEGS, MRC_GSO_BYTES /
+		     (sizeof(struct mrc_data) + msk->snd_mss));
+	for (i = 0; i < cps->nr; i++)
+		usable += mrc_cp_usable(&cps->p[i]);
+	return clamp_t(u32, msk->cwnd / (2 * max_t(u32, usable, 1)), 1, most);
+}
+
 static void mrc_send_new(struct sock *sk, bool probe)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
 	enum mrc_send_limit limit = MRC_SL_BUSY;
 	struct sk_buff *batch[MRC_GSO_SEGS];
-	u32 n = 0, bytes = 0, bp = 0, now = 0;
+	u32 n = 0, bytes = 0, frags = 0, bp = 0, now = 0;
 	struct sk_buff *skb;
 	int p;
 
-	while ((skb = skb_peek(&sk->sk_write_queue))) {
+	skb = skb_peek(&sk->sk_write_queue);
+	if (skb)
+		mrc_cps(msk)->cell = mrc_cell_pkts(msk);
+	for (; skb; skb = skb_peek(&sk->sk_write_queue)) {
 		struct mrc_tx_cb *cb = MRC_TX_CB(skb);
 
 		limit = mrc_send_limit_of(msk, cb->len, probe);
@@ -544,16 +623,20 @@ static void mrc_send_new(struct sock *sk, bool probe)
 			break;
 		}
 		/* A batch holds consecutive packets of one path, cut to the
-		 * connection's packet size: a packet cut before a path's MTU
-		 * lowered it goes alone.
+		 * connection's packet size, whose payloads it can reference
+		 * within its fragments: a packet cut before a path's MTU
+		 * lowered it goes alone, as does one in a linear buffer.
 		 */
-		if (n && (p != bp || cb->len > msk->snd_mss)) {
+		if (n && (p != bp || cb->len > msk->snd_mss ||
+			  !mrc_batchable(skb) || !mrc_batchable(batch[0]) ||
+			  frags + mrc_batch_frags(skb) > MAX_SKB_FRAGS)) {
 			mrc_send_batch(sk, batch, n, bp, now);
 			if (MRC_TX_CB(batch[n - 1])->qdrop)
 				return;
 			now = mrc_now_us() ?: 1;
 			n = 0;
 			bytes = 0;
+			frags = 0;
 		}
 		bp = p;
 		probe = false;
@@ -569,6 +652,8 @@ static void mrc_send_new(struct sock *sk, bool probe)
 		cb->ack_req = mrc_inflight(msk) >= msk->cwnd ||
 			      skb_queue_empty(&sk->sk_write_queue);
 
+		/* The first packet's header is in the batch's linear part. */
+		frags += mrc_batch_frags(skb) - !n;
 		batch[n++] = skb;
 		bytes += sizeof(struct mrc_data) + cb->len;
 		/* A batch ends with a short packet or when it is full. */
@@ -581,6 +666,7 @@ static void mrc_send_new(struct sock *sk, bool probe)
 		now = 0;
 		n = 0;
 		bytes = 0;
+		frags = 0;
 	}
 	if (n)
 		mrc_send_batch(sk, batch, n, bp, now);
@@ -589,6 +675,31 @@ static void mrc_send_new(struct sock *sk, bool probe)
 	else if (!skb && msk->stats.snd_waiting)
 		limit = MRC_SL_SNDBUF;
 	mrc_send_limit_set(msk, limit);
+}
+
+/**
+ * mrc_sndbuf_expand() - make room in SO_SNDBUF for the congestion window
+ * @sk: the socket, locked
+ *
+ * As tcp_sndbuf_expand(): twice the window in packets of the size being
+ * queued, so that a bulk sender is held by the window and not by its
+ * buffer, up to net.mrc.sndbuf_max. Not when the application set
+ * SO_SNDBUF, nor under memory pressure; it never shrinks.
+ */
+void mrc_sndbuf_expand(struct sock *sk)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+	u64 want = 2ULL * msk->cwnd * msk->snd_truesize;
+
+	want = min_t(u64, want, READ_ONCE(mrc_net(sock_net(sk))->sndbuf_max));
+	if (want <= READ_ONCE(sk->sk_sndbuf) ||
+	    (sk->sk_userlocks & SOCK_SNDBUF_LOCK) ||
+	    sk_under_memory_pressure(sk))
+		return;
+	WRITE_ONCE(sk->sk_sndbuf, want);
+	MRC_INC(sock_net(sk), SNDBUF_GROWN);
+	/* A writer may wait for the room there now is. */
+	sk->sk_write_space(sk);
 }
 
 /**
@@ -1285,7 +1396,7 @@ void mrc_send_ack(struct sock *sk, u16 flags)
 {
 	DECLARE_BITMAP(sack, MRC_WND);
 	struct mrc_sock *msk = mrc_sk(sk);
-	u64 words[MRC_SACK_WORDS];
+	u64 words[MRC_SACK_WORDS], edge;
 	struct sk_buff *skb;
 	struct mrc_ack *a;
 	unsigned int i;
@@ -1315,7 +1426,15 @@ void mrc_send_ack(struct sock *sk, u16 flags)
 		a->sack[i] = cpu_to_be64(words[i]);
 	a->ev_echo = htons(msk->ack_ev);
 	msk->rcv_wnd_adv = mrc_rcv_wnd(sk);
-	msk->rcv_edge = max(msk->rcv_edge, msk->rcv_bytes + msk->rcv_wnd_adv);
+	edge = msk->rcv_bytes + msk->rcv_wnd_adv;
+	/* The receiver's RTT, as TCP measures it without timestamps: the
+	 * time until the sender, told of a further edge, reaches it.
+	 */
+	if (edge > msk->rcv_edge && !msk->rcv_rtt_time_us) {
+		msk->rcv_rtt_edge = edge;
+		msk->rcv_rtt_time_us = mrc_now_us() ?: 1;
+	}
+	msk->rcv_edge = max(msk->rcv_edge, edge);
 	a->rwnd = htonl(msk->rcv_wnd_adv);
 	a->tsecr = htonl(msk->ack_tsval);
 	a->svc_time_us = htonl(msk->ack_tsval ? mrc_now_us() - msk->ack_rx_us : 0);

@@ -67,6 +67,7 @@ static inline u32 mrc_ack_hold_us(void)
 u32 mrc_route_mss(struct sock *sk, struct in6_addr *saddr);
 int mrc_txq_alloc(struct sock *sk);
 void mrc_txq_release(struct sock *sk);
+void mrc_sndbuf_expand(struct sock *sk);
 void mrc_push(struct sock *sk);
 void mrc_send_limit_set(struct mrc_sock *msk, enum mrc_send_limit limit);
 u64 mrc_send_limit_us(const struct mrc_sock *msk, enum mrc_send_limit limit,

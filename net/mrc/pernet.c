@@ -142,6 +142,8 @@ enum {
 	MRC_SYSCTL_TRIM_DSCP,
 	MRC_SYSCTL_ORPHAN_TIMEOUT,
 	MRC_SYSCTL_MAX_ORPHANS,
+	MRC_SYSCTL_RCVBUF_MAX,
+	MRC_SYSCTL_SNDBUF_MAX,
 };
 
 static struct ctl_table mrc_sysctl_template[] = {
@@ -181,6 +183,22 @@ static struct ctl_table mrc_sysctl_template[] = {
 		.extra1 = SYSCTL_ZERO,
 		.extra2 = &mrc_orphans_lim,
 	},
+	[MRC_SYSCTL_RCVBUF_MAX] = {
+		.procname = "rcvbuf_max",
+		.maxlen = sizeof(int),
+		.mode = 0644,
+		.proc_handler = proc_dointvec_minmax,
+		.extra1 = SYSCTL_ZERO,
+		.extra2 = SYSCTL_INT_MAX,
+	},
+	[MRC_SYSCTL_SNDBUF_MAX] = {
+		.procname = "sndbuf_max",
+		.maxlen = sizeof(int),
+		.mode = 0644,
+		.proc_handler = proc_dointvec_minmax,
+		.extra1 = SYSCTL_ZERO,
+		.extra2 = SYSCTL_INT_MAX,
+	},
 	{ }
 };
 
@@ -199,6 +217,8 @@ static int mrc_sysctl_init(struct net *net, struct mrc_net *mn)
 	table[MRC_SYSCTL_TRIM_DSCP].extra1 = &mn->data_dscp;
 	table[MRC_SYSCTL_ORPHAN_TIMEOUT].data = &mn->orphan_timeout_ms;
 	table[MRC_SYSCTL_MAX_ORPHANS].data = &mn->max_orphans;
+	table[MRC_SYSCTL_RCVBUF_MAX].data = &mn->rcvbuf_max;
+	table[MRC_SYSCTL_SNDBUF_MAX].data = &mn->sndbuf_max;
 	mn->sysctl = mrc_register_net_sysctl(net, "net/mrc", table,
 					     ARRAY_SIZE(mrc_sysctl_template) - 1);
 	if (!mn->sysctl) {
@@ -226,6 +246,8 @@ static int __net_init mrc_net_init(struct net *net)
 	mn->outage_timeout_ms = MRC_OUTAGE_TIMEOUT_DEFAULT;
 	mn->orphan_timeout_ms = MRC_ORPHAN_TIMEOUT_DEFAULT;
 	mn->max_orphans = MRC_MAX_ORPHANS_DEFAULT;
+	mn->rcvbuf_max = MRC_RCVBUF_MAX_DEFAULT;
+	mn->sndbuf_max = MRC_SNDBUF_MAX_DEFAULT;
 	atomic_set(&mn->orphans, 0);
 	mn->data_dscp = MRCTRIM_DEF_TRIMMABLE_DSCP;
 	mn->trim_dscp = MRCTRIM_DEF_TRIM_DSCP;

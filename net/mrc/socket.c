@@ -512,6 +512,73 @@ static bool mrc_sendable(struct sock *sk)
 		(state != MRC_ESTABLISHED || mrc_send_room(sk)));
 }
 
+/* Copy @plen bytes of @msg to page fragments of @skb. */
+static int mrc_skb_fill_pages(struct sock *sk, struct sk_buff *skb,
+			      struct msghdr *msg, u32 plen)
+{
+	struct page_frag *pfrag = sk_page_frag(sk);
+
+	while (skb->len < plen) {
+		int i = skb_shinfo(skb)->nr_frags;
+		u32 copy;
+
+		if (i == MAX_SKB_FRAGS)
+			return -EMSGSIZE;
+		if (!skb_page_frag_refill(32U, pfrag, sk->sk_allocation))
+			return -ENOBUFS;
+		copy = min_t(u32, plen - skb->len, pfrag->size - pfrag->offset);
+		if (copy_page_from_iter(pfrag->page, pfrag->offset, copy,
+					&msg->msg_iter) != copy)
+			return -EFAULT;
+		skb_fill_page_desc(skb, i, pfrag->page, pfrag->offset, copy);
+		get_page(pfrag->page);
+		pfrag->offset += copy;
+		skb->len += copy;
+		skb->data_len += copy;
+		skb->truesize += copy;
+	}
+	return 0;
+}
+
+/* One packet of @plen payload bytes from @msg, with headroom for every
+ * header; allocated with its companion clone, as TCP's are, since every
+ * packet is sent as a clone. The payload is copied once, into page
+ * fragments, as TCP's is: consecutive packets share the socket's (or
+ * the task's) page, a transmission references it rather than copying
+ * it (a GSO batch included), and a receiver that gets the skb itself
+ * (over a veth) is charged about what it holds. In the linear part only
+ * when the fragments run out (order-0 pages and a very large MSS).
+ */
+static struct sk_buff *mrc_skb_from_msg(struct sock *sk, struct msghdr *msg,
+					u32 plen, int *err)
+{
+	struct iov_iter from = msg->msg_iter;
+	struct sk_buff *skb;
+
+	skb = alloc_skb_fclone(MRC_HEADROOM, sk->sk_allocation);
+	if (!skb)
+		goto nobufs;
+	skb_reserve(skb, MRC_HEADROOM);
+	*err = mrc_skb_fill_pages(sk, skb, msg, plen);
+	if (*err != -EMSGSIZE)
+		goto out;
+	kfree_skb(skb);
+	msg->msg_iter = from;
+	skb = alloc_skb_fclone(MRC_HEADROOM + plen, sk->sk_allocation);
+	if (!skb)
+		goto nobufs;
+	skb_reserve(skb, MRC_HEADROOM);
+	*err = memcpy_from_msg(skb_put(skb, plen), msg, plen);
+out:
+	if (!*err)
+		return skb;
+	kfree_skb(skb);
+	return NULL;
+nobufs:
+	*err = -ENOBUFS;
+	return NULL;
+}
+
 static int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 {
 	struct sock *sk = sock->sk;
@@ -565,19 +632,13 @@ static int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	 */
 	do {
 		plen = min_t(u32, len - off, msk->snd_mss);
-		/* With its companion clone, as TCP's: every packet is
-		 * sent as a clone.
-		 */
-		skb = alloc_skb_fclone(MRC_HEADROOM + plen, sk->sk_allocation);
-		err = -ENOBUFS;
+		skb = mrc_skb_from_msg(sk, msg, plen, &err);
 		if (!skb)
 			goto out;
-		skb_reserve(skb, MRC_HEADROOM);
 		__skb_queue_tail(&q, skb);
-		err = memcpy_from_msg(skb_put(skb, plen), msg, plen);
-		if (err)
-			goto out;
 		mrc_mem_charge_w(skb, sk);
+		if (plen == msk->snd_mss)
+			msk->snd_truesize = skb->truesize;
 		__skb_header_release(skb);
 		memset(MRC_TX_CB(skb), 0, sizeof(struct mrc_tx_cb));
 		MRC_TX_CB(skb)->lost_pidx = MRC_PIDX_NONE;
@@ -610,15 +671,60 @@ static bool mrc_readable(struct sock *sk)
 		mrc_sk(sk)->state != MRC_SYN_SENT);
 }
 
-/* The application freed receive buffer: reopen a window that was closing. */
+/* The application freed receive buffer: tell the sender once the window
+ * it may still use would at least double (tcp_cleanup_rbuf()'s rule), so
+ * that a sender held back by the window hears of it before that runs
+ * out, and one the window does not hold back gets no ACK it needs not.
+ */
 static void mrc_window_update(struct sock *sk)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
-	u32 step = max_t(u32, READ_ONCE(sk->sk_rcvbuf) / 8, msk->mss);
+	u64 left = 0;
+	u32 wnd;
 
-	if (msk->state == MRC_ESTABLISHED &&
-	    mrc_rcv_wnd(sk) >= msk->rcv_wnd_adv + step)
+	if (msk->state != MRC_ESTABLISHED)
+		return;
+	if (msk->rcv_edge > msk->rcv_bytes)
+		left = msk->rcv_edge - msk->rcv_bytes;
+	wnd = mrc_rcv_wnd(sk);
+	if (wnd >= 2 * left && wnd >= left + msk->mss)
 		mrc_send_ack(sk, 0);
+}
+
+/* Receive-buffer autotuning, as tcp_rcv_space_adjust() does it: once a
+ * receiver RTT, if the application read more than in any RTT before,
+ * SO_RCVBUF grows so that the window offers twice that (from half the
+ * buffer, in true size), up to net.mrc.rcvbuf_max. The sender may then
+ * double its rate each RTT for as long as the reader keeps up, and a
+ * slow reader never makes the buffer grow. Not when the application set
+ * SO_RCVBUF, nor under memory pressure.
+ */
+static void mrc_rcv_space_adjust(struct sock *sk, u32 len)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+	u32 rtt = msk->rcv_rtt_us ?: msk->srtt_us;
+	u32 now = mrc_now_us() ?: 1;
+	u64 read, buf;
+
+	msk->rcv_read += len;
+	if (msk->rcvq_time_us) {
+		if (!rtt || now - msk->rcvq_time_us < rtt)
+			return;
+		read = msk->rcv_read - msk->rcvq_read;
+		if (read > msk->rcvq_space) {
+			msk->rcvq_space = min_t(u64, read, U32_MAX);
+			buf = min_t(u64, div_u64(read << 12,
+						 max_t(u32, msk->rcv_scale, 1)),
+				    READ_ONCE(mrc_net(sock_net(sk))->rcvbuf_max));
+			if (!(sk->sk_userlocks & SOCK_RCVBUF_LOCK) &&
+			    !sk_under_memory_pressure(sk) && buf > sk->sk_rcvbuf) {
+				WRITE_ONCE(sk->sk_rcvbuf, buf);
+				MRC_INC(sock_net(sk), RCVBUF_GROWN);
+			}
+		}
+	}
+	msk->rcvq_read = msk->rcv_read;
+	msk->rcvq_time_us = now;
 }
 
 static int mrc_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,
@@ -676,6 +782,7 @@ static int mrc_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,
 	err = (flags & MSG_TRUNC) ? skb->len : copied;
 	if (!(flags & MSG_PEEK)) {
 		__skb_unlink(skb, &sk->sk_receive_queue);
+		mrc_rcv_space_adjust(sk, skb->len);
 		kfree_skb(skb);
 		mrc_window_update(sk);
 	}
@@ -828,6 +935,9 @@ static void mrc_fill_info(struct sock *sk, struct mrc_info *info)
 	info->mrci_wnd_limited_us = mrc_send_limit_us(msk, MRC_SL_WND, now);
 	info->mrci_rwnd_limited_us = mrc_send_limit_us(msk, MRC_SL_RWND, now);
 	info->mrci_sndbuf_limited_us = mrc_send_limit_us(msk, MRC_SL_SNDBUF, now);
+	info->mrci_rcvbuf = READ_ONCE(sk->sk_rcvbuf);
+	info->mrci_rcv_rtt_us = msk->rcv_rtt_us;
+	info->mrci_sndbuf = READ_ONCE(sk->sk_sndbuf);
 }
 
 static int mrc_getsockopt(struct socket *sock, int level, int optname,
@@ -984,6 +1094,9 @@ struct sock *mrc_child_create(struct sock *lsk, const struct in6_addr *laddr,
 	child->sk_type = lsk->sk_type;
 	child->sk_rcvbuf = READ_ONCE(lsk->sk_rcvbuf);
 	child->sk_sndbuf = READ_ONCE(lsk->sk_sndbuf);
+	/* Buffers the application set are not autotuned in children either. */
+	child->sk_userlocks = lsk->sk_userlocks &
+			      (SOCK_RCVBUF_LOCK | SOCK_SNDBUF_LOCK);
 	child->sk_rcvtimeo = READ_ONCE(lsk->sk_rcvtimeo);
 	child->sk_sndtimeo = READ_ONCE(lsk->sk_sndtimeo);
 	child->sk_mark = READ_ONCE(lsk->sk_mark);

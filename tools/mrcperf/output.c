@@ -57,6 +57,7 @@ static const struct {
 	INFO_FIELD(trim_retrans), INFO_FIELD(busy_us), INFO_FIELD(app_limited_us),
 	INFO_FIELD(cwnd_limited_us), INFO_FIELD(wnd_limited_us),
 	INFO_FIELD(rwnd_limited_us), INFO_FIELD(sndbuf_limited_us),
+	INFO_FIELD(rcvbuf), INFO_FIELD(rcv_rtt_us), INFO_FIELD(sndbuf),
 };
 
 static u64 info_value(const struct mrc_info *info, size_t i)

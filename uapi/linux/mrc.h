@@ -98,6 +98,14 @@ enum mrc_state {
  * @mrci_rwnd_limited_us: of that, time the peer's receive window was full
  * @mrci_sndbuf_limited_us: of that, time everything queued was in flight
  *	and the application waited for room (SO_SNDBUF, or net.mrc.mem)
+ * @mrci_rcvbuf: SO_RCVBUF now, bytes: what autotuning has grown it to
+ *	(net.mrc.rcvbuf_max), unless the application set it
+ * @mrci_rcv_rtt_us: the receiver's RTT, which paces autotuning: the
+ *	shortest time a right edge we advertised took to be reached,
+ *	microseconds; 0 before the first
+ * @mrci_sndbuf: SO_SNDBUF now, bytes: what autotuning has grown it to
+ *	(net.mrc.sndbuf_max), unless the application set it
+ * @mrci_pad2: zero
  *
  * getsockopt() copies at most the caller's length and returns the length it
  * copied, so fields can be added at the end.
@@ -138,6 +146,10 @@ struct mrc_info {
 	__u64	mrci_wnd_limited_us;
 	__u64	mrci_rwnd_limited_us;
 	__u64	mrci_sndbuf_limited_us;
+	__u32	mrci_rcvbuf;
+	__u32	mrci_rcv_rtt_us;
+	__u32	mrci_sndbuf;
+	__u32	mrci_pad2;
 };
 
 /*

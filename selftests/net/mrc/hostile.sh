@@ -102,8 +102,12 @@ run_all() {
 	fab_exec_host 2 "$MRC_BIN"/mrc_hold -l "$LISTEN_PORT" -b 16 -r "$tmp/listening" &
 	lpid=$!
 	wait_ready "$lpid" "$tmp/listening" || return 1
+	# A receive buffer small enough (and kept from autotuning) that
+	# fewer packets than the PSN window hold fill its window: the zero
+	# window case needs that (a window of 1 MiB of page fragments takes
+	# more than 255 packets of 1,200 bytes).
 	fab_exec_host 2 "$MRCPERF" -s -1 -p "$PORT" --timeout "$(slow_limit 300)" \
-		--ready "$tmp/ready" > "$tmp/server.log" 2>&1 &
+		--buf 128K --ready "$tmp/ready" > "$tmp/server.log" 2>&1 &
 	spid=$!
 	wait_ready "$spid" "$tmp/ready" || return 1
 	# The active phase learns the connection from its first DATA packet:

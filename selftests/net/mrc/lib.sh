@@ -170,6 +170,16 @@ ns_del() {
 	return 0
 }
 
+# mrc_sockets_gone NS...: no MRC socket is left in any namespace NS (a
+# connection that closed may still send until it is gone).
+mrc_sockets_gone() {
+	local ns
+
+	for ns in "$@"; do
+		ip netns exec "$ns" grep -q "^MRC: inuse 0 " /proc/net/mrc_sockstat || return 1
+	done
+}
+
 # mrc_mib NS NAME: the MRC counter NAME of network namespace NS.
 mrc_mib() {
 	# shellcheck disable=SC2016 # awk's own $1 and $2

@@ -21,6 +21,7 @@
 #  - 1,000 connections to a receiver that reads nothing, at a low limit:
 #    within the limit plus one message a connection at each end, and once
 #    it reads, every message of the 64 MB sent arrives intact;
+#  - buffer autotuning (see test_autotune);
 #  - after each run, every socket is gone and its charges with it: what
 #    stays charged is at most the kernel's per-CPU reserves (the module
 #    warns, and the guest's log fails the run, if a socket leaves charges
@@ -342,14 +343,145 @@ test_many_conns() {
 	return "$rc"
 }
 
+# Buffer autotuning (net.mrc.rcvbuf_max, net.mrc.sndbuf_max), over a
+# veth at MTU 9000 whose host 1 end delays what it sends by AUTO_DELAY_MS
+# (netem), so that one RTT of a reader that keeps up is more than the
+# default 1 MiB buffers' window offers. mrcperf reports the MRC_INFO of
+# host 1's connection: the receiver with -R (host 2 sends), else the
+# sender. Every byte is checked each time.
+#  - receiving, with rcvbuf_max at AUTO_MAX: SO_RCVBUF grew (RcvbufGrown)
+#    past the default and stayed within AUTO_MAX, and the receiver's RTT
+#    (mrci_rcv_rtt_us) is at least the delay;
+#  - sending, with sndbuf_max at AUTO_MAX: the same of SO_SNDBUF
+#    (SndbufGrown);
+#  - with --buf (both buffers set by the application), each stayed what
+#    the application set (doubled and within net.core.rmem_max and
+#    wmem_max, as for any socket), and neither end grew one;
+#  - with both maxima 0, nothing grew either.
+AUTO_DELAY_MS=10
+AUTO_MAX=$((3 * 1024 * 1024))
+AUTO_COUNT=512
+
+# auto_run PORT DIR ARGS...: a --verify transfer of AUTO_COUNT messages
+# of SIZE bytes between host 1 (the client) and host 2: host 2 sends if
+# DIR is -R, host 1 if it is "-". ARGS are mrcperf options of both ends.
+# Prints the client's "rcvbuf rcv_rtt_us sndbuf", or fails.
+auto_run() {
+	local port=$1 dir=$2 limit spid out
+
+	shift 2
+	[ "$dir" = - ] && dir=
+	limit=$(slow_limit 120)
+	rm -f "$tmp/ready"
+	ip netns exec "$B" "$MRCPERF" -s -1 -B "$MRC_ADDR_B" -p "$port" --timeout "$limit" \
+		--ready "$tmp/ready" "$@" > "$tmp/server.log" 2>&1 &
+	spid=$!
+	wait_ready "$spid" "$tmp/ready" >&2 || return 1
+	# shellcheck disable=SC2086 # $dir is one word or none
+	out=$(ip netns exec "$A" "$MRCPERF" -c "$MRC_ADDR_B" -p "$port" $dir \
+		-l "$SIZE" -n "$AUTO_COUNT" --verify --seed "$SEED" \
+		--timeout "$limit" -j "$@" 2> "$tmp/client.log")
+	if ! wait "$spid" || ! jq -e '.conns[0].ok' <<< "$out" > /dev/null; then
+		echo "transfer failed" >&2
+		sed 's/^/client: /' "$tmp/client.log" >&2
+		sed 's/^/server: /' "$tmp/server.log" >&2
+		return 1
+	fi
+	jq -r '.conns[0].mrc_info | "\(.rcvbuf) \(.rcv_rtt_us) \(.sndbuf)"' <<< "$out"
+}
+
+# grown: "RcvbufGrown SndbufGrown" of both namespaces together.
+grown() {
+	echo "$(($(mrc_mib "$A" RcvbufGrown) + $(mrc_mib "$B" RcvbufGrown)))" \
+		"$(($(mrc_mib "$A" SndbufGrown) + $(mrc_mib "$B" SndbufGrown)))"
+}
+
+# in_range V LO HI: LO < V <= HI (V a number).
+in_range() {
+	[ "${1:-0}" -gt "$2" ] && [ "$1" -le "$3" ]
+}
+
+auto_sysctl() {
+	ip netns exec "$A" sysctl -q -w net.mrc.rcvbuf_max="$1" net.mrc.sndbuf_max="$2" &&
+		ip netns exec "$B" sysctl -q -w net.mrc.rcvbuf_max="$1" net.mrc.sndbuf_max="$2"
+}
+
+test_autotune() {
+	local rmax smax r0 s0 r1 s1 rbuf rtt sbuf want out rc=0
+
+	rmax=$(ip netns exec "$A" sysctl -n net.mrc.rcvbuf_max) || return 1
+	smax=$(ip netns exec "$A" sysctl -n net.mrc.sndbuf_max) || return 1
+	echo "defaults: net.mrc.rcvbuf_max $rmax, net.mrc.sndbuf_max $smax"
+	if [ "$rmax" -ne $((6 * 1024 * 1024)) ] || [ "$smax" -ne $((4 * 1024 * 1024)) ]; then
+		echo "not 6 and 4 MiB"
+		rc=1
+	fi
+	ip -n "$A" link set veth-a mtu 9000 && ip -n "$B" link set veth-b mtu 9000 &&
+		tc -n "$A" qdisc add dev veth-a root netem delay "${AUTO_DELAY_MS}ms" \
+			limit 100000 || return 1
+	auto_sysctl "$AUTO_MAX" "$AUTO_MAX" || rc=1
+
+	read -r r0 s0 <<< "$(grown)"
+	out=$(auto_run 7906 -R) || rc=1
+	read -r rbuf rtt sbuf <<< "$out"
+	read -r r1 s1 <<< "$(grown)"
+	echo "receiving: SO_RCVBUF $rbuf, rcv_rtt_us $rtt, RcvbufGrown +$((r1 - r0))"
+	if ! in_range "$rbuf" $((1024 * 1024)) "$AUTO_MAX" || [ "$r1" -eq "$r0" ]; then
+		echo "SO_RCVBUF not grown into (1 MiB, $AUTO_MAX]"
+		rc=1
+	fi
+	[ "${rtt:-0}" -ge $((AUTO_DELAY_MS * 1000)) ] ||
+		{ echo "receiver RTT below the delay"; rc=1; }
+
+	read -r r0 s0 <<< "$(grown)"
+	out=$(auto_run 7907 -) || rc=1
+	read -r rbuf rtt sbuf <<< "$out"
+	read -r r1 s1 <<< "$(grown)"
+	echo "sending: SO_SNDBUF $sbuf, SndbufGrown +$((s1 - s0))"
+	if ! in_range "$sbuf" $((1024 * 1024)) "$AUTO_MAX" || [ "$s1" -eq "$s0" ]; then
+		echo "SO_SNDBUF not grown into (1 MiB, $AUTO_MAX]"
+		rc=1
+	fi
+
+	# What the kernel makes of 128K: doubled, within rmem_max/wmem_max.
+	want=$(sysctl -n net.core.rmem_max)
+	want="$((2 * (want < 131072 ? want : 131072)))"
+	want+=" $(($(sysctl -n net.core.wmem_max) < 131072 ? 2 * $(sysctl -n net.core.wmem_max) : 262144))"
+	read -r r0 s0 <<< "$(grown)"
+	out=$(AUTO_COUNT=64 auto_run 7908 -R --buf 128K) || rc=1
+	read -r rbuf rtt sbuf <<< "$out"
+	read -r r1 s1 <<< "$(grown)"
+	echo "--buf 128K: SO_RCVBUF $rbuf, SO_SNDBUF $sbuf (set: $want)," \
+		"RcvbufGrown +$((r1 - r0)), SndbufGrown +$((s1 - s0))"
+	if [ "$rbuf $sbuf" != "$want" ] || [ "$r1" -ne "$r0" ] || [ "$s1" -ne "$s0" ]; then
+		echo "a buffer the application set changed"
+		rc=1
+	fi
+
+	auto_sysctl 0 0 || rc=1
+	read -r r0 s0 <<< "$(grown)"
+	auto_run 7909 -R > /dev/null || rc=1
+	read -r r1 s1 <<< "$(grown)"
+	echo "maxima 0: RcvbufGrown +$((r1 - r0)), SndbufGrown +$((s1 - s0))"
+	if [ "$r1" -ne "$r0" ] || [ "$s1" -ne "$s0" ]; then
+		echo "grew with autotuning off"
+		rc=1
+	fi
+
+	auto_sysctl "$rmax" "$smax"
+	tc -n "$A" qdisc del dev veth-a root
+	ip -n "$A" link set veth-a mtu 1500 && ip -n "$B" link set veth-b mtu 1500
+	return "$rc"
+}
+
 if [ "$(id -u)" -ne 0 ]; then
 	echo "memlimit.sh needs root"
 	exit "$KSFT_SKIP"
 fi
-ktap_begin 5
+ktap_begin 6
 if ! setup; then
 	for name in "net.mrc.mem and /proc/net/mrc_sockstat" "control" \
-		"limit" "socket buffers" "1,000 connections"; do
+		"limit" "socket buffers" "1,000 connections" "autotuning"; do
 		ktap_result fail "$name (setup failed)"
 	done
 	ktap_end
@@ -362,4 +494,6 @@ run_test "SO_SNDBUF/SO_RCVBUF of 128 KB: within the buffers and one message each
 	test_socket_buffers
 run_test "1,000 connections at net.mrc.mem: within the bound, every byte delivered" \
 	test_many_conns
+run_test "buffer autotuning: grows to rcvbuf_max and sndbuf_max, not a set buffer, not at 0" \
+	test_autotune
 ktap_end

@@ -4,8 +4,8 @@
 # Data transfer between two network namespaces joined by a veth pair:
 # message sizes around one packet and up to MRC_MSG_MAX, order and content
 # of 10,000 messages, the same under netem loss, reordering, duplication and
-# jitter (with the OutRetrans counter checked), and 1,000 connections at
-# once. mrcperf does the transfers: every message is checked for loss,
+# jitter (with the OutRetrans counter checked), 1,000 connections at
+# once, and flowcells sent as GSO batches. mrcperf does the transfers: every message is checked for loss,
 # duplication, reordering and corruption, and both ends must agree on what
 # was sent. Needs root, tc with netem, and mrc.ko loaded (vm-run does that).
 #
@@ -212,6 +212,50 @@ test_1000_connections() {
 	transfer -P 1000 -n 5 -l 1000
 }
 
+# batched_transfer: a bulk transfer over the 16 automatic paths; prints
+# the increase of OutData and OutDataSkbs over it. The counters are read
+# with no connection left, since one that closed may still send (a
+# retransmission of what its peer read and closed before acknowledging).
+batched_transfer() {
+	local d0 s0 rc
+
+	wait_for 30 mrc_sockets_gone "$NS_A" "$NS_B" >&2 || return 1
+	d0=$(read_counter OutData) && s0=$(read_counter OutDataSkbs) || return 1
+	transfer -l 65536 -n 200 >&2
+	rc=$?
+	wait_for 30 mrc_sockets_gone "$NS_A" "$NS_B" >&2 || return 1
+	echo "$(($(read_counter OutData) - d0)) $(($(read_counter OutDataSkbs) - s0))"
+	return "$rc"
+}
+
+# Flowcells (Documentation/networking/mrc.rst, "Path choice"): a bulk
+# transfer sends runs of packets of one path as GSO batches, which
+# reference the payload's page fragments and are segmented on the way
+# (here by host 2's UDP stack); with spray_burst 1, every packet goes
+# alone. Every byte is checked each time.
+test_batches() {
+	local data skbs burst out rc=0
+
+	out=$(batched_transfer) || rc=1
+	read -r data skbs <<< "$out"
+	echo "flowcells: OutData +$data, OutDataSkbs +$skbs"
+	if [ "${skbs:-0}" -eq 0 ] || [ "$skbs" -ge "${data:-0}" ]; then
+		echo "no batch sent"
+		rc=1
+	fi
+	burst=$(cat /sys/module/mrc/parameters/spray_burst)
+	echo 1 > /sys/module/mrc/parameters/spray_burst
+	out=$(batched_transfer) || rc=1
+	echo "$burst" > /sys/module/mrc/parameters/spray_burst
+	read -r data skbs <<< "$out"
+	echo "spray_burst 1: OutData +$data, OutDataSkbs +$skbs"
+	if [ "${skbs:-0}" -eq 0 ] || [ "$skbs" -ne "${data:-0}" ]; then
+		echo "a batch with spray_burst 1"
+		rc=1
+	fi
+	return "$rc"
+}
+
 # name, the counter the impairment must raise, netem arguments. Jitter
 # reorders too: each packet is delayed on its own.
 NETEM_CASES=(
@@ -233,7 +277,7 @@ mrc_loaded || { echo "mrc.ko is not loaded"; exit "$KSFT_SKIP"; }
 command -v tc > /dev/null || { echo "tc is not installed"; exit "$KSFT_SKIP"; }
 [ -x "$MRCPERF" ] || { echo "$MRCPERF is missing: run make tools"; exit "$KSFT_FAIL"; }
 
-ktap_begin $((${#SIZES[@]} + 4 + 2 * ${#NETEM_CASES[@]}))
+ktap_begin $((${#SIZES[@]} + 5 + 2 * ${#NETEM_CASES[@]}))
 echo "# seed $SEED (MRC_SEED=$SEED repeats it), namespaces $NS_A and $NS_B"
 if ! setup; then
 	echo "# setup of the namespaces failed"
@@ -256,4 +300,5 @@ run_test "reverse (-R) under netem loss 5%: 4 connections, the server sends 9000
 	test_reverse
 run_test "interval reports (-i) add up to the 36 MB sent" test_intervals
 run_test "1000 connections, 1000-byte messages x 5 each" test_1000_connections
+run_test "flowcells: GSO batches by default, none with spray_burst 1" test_batches
 ktap_end

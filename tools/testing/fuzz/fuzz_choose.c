@@ -152,7 +152,9 @@ int mrc_fuzz_one(const u8 *data, size_t size)
 			mrc_fuzz_now_us += arg * 16;
 			break;
 		case 4:
+			/* 0: the flowcell the sender set, 0 to 69. */
 			mrc_spray_burst = arg % 70;
+			cps->cell = (op >> 3) % 70;
 			break;
 		case 5:
 			cps->p[(op >> 3) % nr].credit = arg % (MRC_CREDIT_MAX + 1);

@@ -32,6 +32,7 @@ struct mrc_cpaths {
 	u16 ctrl_rr;
 	u16 last;
 	u16 burst_left;
+	u16 cell;
 	u16 explore;
 	u16 verify;
 	struct mrc_cpath p[];
