@@ -1,0 +1,91 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# ab.sh CONFIG...: one connection's goodput and CPU over an unshaped veth,
+# for several modules or settings in turn in this one guest, so that a
+# change is compared within one run (the spread between guests is larger
+# than most effects). Each CONFIG is TREE:BURST, the mrc.ko built in TREE
+# (make modules) loaded with spray_burst BURST. ROUNDS rounds (default 3)
+# of every CONFIG at each MTU of MTUS (default "9000 1500"), SECS seconds
+# each (default 4), then TCP (mrcperf --tcp) at each MTU. Each line gives
+# Mbit/s, the guest's system plus softirq seconds per GB, the DATA
+# packets and DATA transmissions of the sender (OutData, OutDataSkbs),
+# the receiver's ACKs, and the sender's cwnd and send limits (ms). With
+# PROFILE=1, profile.sh then runs once per CONFIG at MTU 9000. Run in a
+# guest, for example:
+#   tools/testing/vm-run -- tools/testing/bench/ab.sh /tmp/old:1 $PWD:0
+set -u
+top=$(cd "$(dirname "$0")/../../.." && pwd)
+P=$top/build/tools/mrcperf
+A=mrc-ab-a-$RANDOM
+B=mrc-ab-b-$RANDOM
+K=$(uname -r)
+secs=${SECS:-4}
+hz=$(getconf CLK_TCK)
+dir=$(mktemp -d)
+
+# shellcheck source-path=SCRIPTDIR/../../../selftests/net/mrc source=lib.sh
+source "$top"/selftests/net/mrc/lib.sh
+trap 'ns_del "$A" "$B"; rm -rf "$dir"' EXIT
+
+ticks() {
+	awk '$1 == "cpu" { print $4 + $8 }' /proc/stat
+}
+
+load() {
+	rmmod sch_mrctrim 2> /dev/null
+	rmmod mrc 2> /dev/null
+	insmod "$1/build/$K/mrc.ko" || { echo "insmod $1/build/$K/mrc.ko failed"; exit 1; }
+	echo "$2" > /sys/module/mrc/parameters/spray_burst
+}
+
+pair() {
+	ns_del "$A" "$B"
+	ns_pair "$A" "$B" > /dev/null || exit 1
+	ip -n "$A" link set veth-a mtu "$1"
+	ip -n "$B" link set veth-b mtu "$1"
+}
+
+# run MTU [--tcp]: one transfer; prints its line.
+run() {
+	local mtu=$1 t0 t1 out mb
+
+	pair "$mtu"
+	rm -f "$dir/ready"
+	ip netns exec "$B" "$P" -s -1 ${2:+"$2"} --ready "$dir/ready" > /dev/null 2>&1 &
+	wait_ready $! "$dir/ready" > /dev/null || exit 1
+	t0=$(ticks)
+	out=$(ip netns exec "$A" "$P" -c "$MRC_ADDR_B" ${2:+"$2"} -t "$secs" -l 64K -j)
+	t1=$(ticks)
+	wait
+	mb=$(jq -r .goodput_mbps <<< "$out")
+	printf "mtu %s Mbit/s %s CPU_s/GB %s" "$mtu" "$mb" \
+		"$(awk -v t=$((t1 - t0)) -v hz="$hz" -v mb="$mb" -v s="$secs" \
+			'BEGIN { printf "%.2f", t / hz / (mb * s / 8000) }')"
+	[ -n "${2:-}" ] && { echo; return; }
+	echo " OutData $(mrc_mib "$A" OutData) OutDataSkbs $(mrc_mib "$A" OutDataSkbs)" \
+		"OutAcks $(mrc_mib "$B" OutAcks) OutRetrans $(mrc_mib "$A" OutRetrans)" \
+		"[cwnd,busy,app,cwnd,wnd,rwnd,sndbuf] $(jq -c '.conns[0].mrc_info |
+			[.cwnd, (.busy_us, .app_limited_us, .cwnd_limited_us,
+			 .wnd_limited_us, .rwnd_limited_us, .sndbuf_limited_us) / 1000]' <<< "$out")"
+}
+
+[ $# -gt 0 ] || { echo "usage: ab.sh TREE:BURST..."; exit 1; }
+for r in $(seq "${ROUNDS:-3}"); do
+	for c in "$@"; do
+		load "${c%:*}" "${c##*:}"
+		for m in ${MTUS:-9000 1500}; do
+			echo "round $r $c: $(run "$m")"
+		done
+	done
+	for m in ${MTUS:-9000 1500}; do
+		echo "round $r tcp: $(run "$m" --tcp)"
+	done
+done
+if [ -n "${PROFILE:-}" ]; then
+	for c in "$@"; do
+		load "${c%:*}" "${c##*:}"
+		echo "profile $c:"
+		"$top"/tools/testing/bench/profile.sh 9000 3
+	done
+fi
