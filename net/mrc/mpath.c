@@ -420,6 +420,7 @@ void mrc_cp_on_delivered(struct sock *sk, const struct mrc_tx_cb *cb, u32 now,
 	struct mrc_cpaths *cps = mrc_cps(msk);
 	struct mrc_cpath *cp;
 	struct mrc_cpstate *cs;
+	s32 excess;
 
 	/* Sent on a path since deleted: its send time and RTT say nothing
 	 * of the paths left, and RACK must not compare theirs with it.
@@ -455,11 +456,18 @@ void mrc_cp_on_delivered(struct sock *sk, const struct mrc_tx_cb *cb, u32 now,
 		cs->rack_xmit_us = cb->xmit_us;
 		cs->rack_rtt_us = now - cb->xmit_us;
 	}
+	excess = now - cb->xmit_us - cs->srtt_us - 4 * cs->rttvar_us;
 	if (!msk->rack_xmit_us || mrc_after(cb->xmit_us, msk->rack_xmit_us)) {
-		s32 excess = now - cb->xmit_us - cs->srtt_us - 4 * cs->rttvar_us;
-
 		msk->rack_xmit_us = cb->xmit_us;
 		msk->rack_excess_us = cs->srtt_us && excess > 0 ? excess : 0;
+	} else if (cs->srtt_us && excess > (s32)msk->rack_excess_us) {
+		/* An older packet, acknowledged later than its own path
+		 * allows, by an ACK with nothing sent later in it (so far):
+		 * the ACK is late for everything, as when the peer's ACKs
+		 * were held up and the first of them arrive, and the paths'
+		 * timeouts must grow by as much as for a late latest delivery.
+		 */
+		msk->rack_excess_us = excess;
 	}
 count:
 	if (cp->path)

@@ -961,6 +961,56 @@ static bool mrc_late_everywhere(const unsigned long *after,
 }
 
 /**
+ * mrc_late_wait() - how long until every other path is late as well
+ * @sk: the socket, locked
+ * @now: mrc_now_us()
+ * @after: from mrc_late_scan()
+ * @ontime: from mrc_late_scan()
+ * @pidx: the path whose packet is past its timeout
+ *
+ * A path other than @pidx that has packets out sent after the latest-sent
+ * packet delivered, none of them late yet, becomes late when the first of
+ * them passes mrc_path_due_us(). The packet scanned first stands for a
+ * path's first to come due: the window is in the order of sending but
+ * for retransmissions, which can only make the wait longer, by at most
+ * one due of that path.
+ *
+ * Return: the microseconds until the last of those paths becomes late, or
+ * 0 when there is none (every other path with such packets is late, or no
+ * other path has any).
+ */
+static u32 mrc_late_wait(struct sock *sk, u32 now, const unsigned long *after,
+			 const unsigned long *ontime, u32 pidx)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+	struct mrc_cpstate *st = mrc_cp_sts(msk);
+	DECLARE_BITMAP(seen, MRC_PATHS_PER_SET_MAX);
+	u32 psn, wait = 0;
+
+	bitmap_zero(seen, MRC_PATHS_PER_SET_MAX);
+	for (psn = msk->snd_una; mrc_before(psn, msk->snd_nxt); psn++) {
+		struct sk_buff *skb = mrc_txq_get(msk, psn);
+		struct mrc_tx_cb *cb;
+		s32 left;
+
+		if (!skb)
+			continue;
+		cb = MRC_TX_CB(skb);
+		if (cb->lost || cb->trimmed || cb->noroute || cb->qdrop ||
+		    cb->pidx >= MRC_PATHS_PER_SET_MAX || cb->pidx == pidx ||
+		    !test_bit(cb->pidx, after) || !test_bit(cb->pidx, ontime) ||
+		    !mrc_after(cb->xmit_us, msk->rack_xmit_us) ||
+		    __test_and_set_bit(cb->pidx, seen))
+			continue;
+		left = (s32)(cb->xmit_us + mrc_path_due_us(msk, &st[cb->pidx]) -
+			     now);
+		if (left > 0)
+			wait = max_t(u32, wait, left);
+	}
+	return wait;
+}
+
+/**
  * mrc_detect_losses() - per-path RACK, and a per-path time threshold
  * @sk: the socket, locked
  *
@@ -998,6 +1048,7 @@ u32 mrc_detect_losses(struct sock *sk)
 	DECLARE_BITMAP(ontime, MRC_PATHS_PER_SET_MAX);
 	DECLARE_BITMAP(after, MRC_PATHS_PER_SET_MAX);
 	u32 now = mrc_now_us(), wait = U32_MAX, psn;
+	u32 pidx_waited = MRC_PIDX_NONE, late_wait = 0;
 	bool found = false, scanned = false, held = false;
 
 	for (psn = msk->snd_una; mrc_before(psn, msk->snd_nxt); psn++) {
@@ -1060,9 +1111,9 @@ u32 mrc_detect_losses(struct sock *sk)
 		tmo = mrc_path_timeout_us(msk, cs, cb, 0);
 		if (!tmo)
 			continue;
-		/* Past its timeout it is lost whether or not an ACK has come
-		 * since: the window may have closed behind this very hole,
-		 * and none will.
+		/* Past its timeout it is judged whether or not an ACK has
+		 * come since: the window may have closed behind this very
+		 * hole, and none will.
 		 */
 		left = (s32)(cb->xmit_us + tmo - now);
 		if (left > 0) {
@@ -1082,6 +1133,27 @@ u32 mrc_detect_losses(struct sock *sk)
 		if (mrc_late_everywhere(after, ontime, cb->pidx)) {
 			held = true;
 			continue;
+		}
+		/* Nothing new from the peer since this packet fell due, and
+		 * other paths have packets out since the latest delivery that
+		 * are not due yet: the silence may be everyone's, which only
+		 * their due times can show. Wait for them; an ACK that comes
+		 * meanwhile judges afresh. While the peer acknowledges, the
+		 * first ACK after the timeout decides as before, and where
+		 * nothing else is out (a window closed behind this very hole)
+		 * there is nothing to wait for.
+		 */
+		if (!mrc_after(msk->delivery_us, cb->xmit_us + tmo)) {
+			if (pidx_waited != cb->pidx) {
+				late_wait = mrc_late_wait(sk, now, after,
+							  ontime, cb->pidx);
+				pidx_waited = cb->pidx;
+			}
+			if (late_wait) {
+				wait = min_t(u32, wait, late_wait);
+				held = true;
+				continue;
+			}
 		}
 		mrc_mark_lost(sk, cb, MRC_LOST_PATH_TIMEOUT);
 		mrc_cc_on_loss(sk, cb->pidx);

@@ -494,10 +494,12 @@ ack_pulse() {
 # reach their path's timeout during the silence; those that reach it
 # once everything sent since on the other planes is as late on its own
 # are held (PathTimeHeld), the delay being everyone's, rather than
-# declared lost (PathTimeLost), whose run would retire the plane. (Those
-# that reach it sooner are still declared lost: Documentation/
-# networking/mrc.rst, Loss detection.) No path is retired, and no RTO
-# fires (it is set past the silence). A kernel so slow that no packet
+# declared lost (PathTimeLost), whose run would retire the plane; those
+# that reach it sooner wait for the others' packets to come due, since
+# no ACK has come (Documentation/networking/mrc.rst, Loss detection);
+# and the first ACKs after a pulse, late by the pulse for all they
+# acknowledge, lengthen every path's timeout by as much. No path is
+# retired, and no RTO fires (it is set past the silence). A kernel so slow that no packet
 # reaches its path's timeout in a pulse (neither counter grows) has
 # nothing to check, and the case skips. Without the hold, 5 runs of 5
 # failed here: 82 to 139 packets declared lost, none held, and one run
