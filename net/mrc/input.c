@@ -244,6 +244,7 @@ static void mrc_rcv_data(struct sock *sk, struct sk_buff *skb)
 	s32 k = psn - msk->rcv_nxt;
 	struct mrc_rmsg *rmsg;
 	bool hol, ce;
+	u32 adv, high;
 
 	MRC_INC(net, IN_DATA);
 	if (MRC_IN_CB(skb)->dscp == READ_ONCE(mrc_net(net)->trim_dscp) ||
@@ -360,16 +361,25 @@ static void mrc_rcv_data(struct sock *sk, struct sk_buff *skb)
 
 	if (k)
 		MRC_INC(net, IN_OUT_OF_ORDER);
-	msk->rcv_nxt += mrc_rcv_map_add(msk->rcv_map, k);
+	/* Just past the highest PSN held: a packet beyond it opens a hole. */
+	high = bitmap_empty(msk->rcv_map, MRC_WND) ? 0 :
+	       find_last_bit(msk->rcv_map, MRC_WND) + 1;
+	adv = mrc_rcv_map_add(msk->rcv_map, k);
+	msk->rcv_nxt += adv;
 	if (rmsg->got == rmsg->len)
 		mrc_deliver(sk);
 
-	/* A hole, or a hole just filled, is reported at once; so is a
-	 * congestion mark, so that the sender learns which path it was on,
-	 * and a packet whose sender asks (it can send no more until then).
+	/* Reported at once: a hole that opens, which the sender's loss
+	 * detection needs to see; the cumulative point passing packets held
+	 * above a hole, which frees the sender's window; a congestion mark,
+	 * so that the sender learns which path it was on; and a packet whose
+	 * sender asks (it can send no more until then). A packet that only
+	 * extends what is held above a hole, or fills part of a hole, waits
+	 * like one in order: every ack_every packets, or the ACK timer
+	 * (RFC 5681 acknowledges every segment that fills a gap; spraying
+	 * fills one with nearly every packet of its slower paths).
 	 */
-	if (psn != msk->rcv_nxt - 1 || !bitmap_empty(msk->rcv_map, MRC_WND) ||
-	    ce || ack_req ||
+	if ((u32)k > high || adv > 1 || ce || ack_req ||
 	    ++msk->rcv_unacked >= mrc_ack_every)
 		mrc_send_ack(sk, 0);
 	else

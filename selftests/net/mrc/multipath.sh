@@ -279,13 +279,14 @@ EOF
 }
 
 test_reorder() {
-	local data0 retr0 data retr rc
+	local data0 retr0 acks0 data retr acks rc
 
 	both_paths "1 2" || return 1
 	fab_link_qdisc 1 1 up netem delay 1ms limit 10000 || return 1
 	fab_link_qdisc 1 2 up netem delay 20ms limit 10000 || return 1
 	data0=$(mib OutData)
 	retr0=$(mib OutRetrans)
+	acks0=$(mib InAcks)
 	mp_transfer -l 64K -n 400
 	rc=$?
 	fab_link_clear 1 1 up
@@ -294,7 +295,9 @@ test_reorder() {
 	conn_paths | tail -n +2
 	data=$(($(mib OutData) - data0))
 	retr=$(($(mib OutRetrans) - retr0))
-	echo "$data DATA packets sent, $retr retransmitted; in order: $(mib InOutOfOrder) (host 1)"
+	acks=$(($(mib InAcks) - acks0))
+	echo "$data DATA packets sent, $retr retransmitted, $acks ACKs received;" \
+		"in order: $(mib InOutOfOrder) (host 1)"
 	[ $((retr * 100)) -lt "$data" ] || mib_nonzero
 	[ "$data" -gt 0 ] && [ $((retr * 100)) -lt "$data" ]
 }
