@@ -62,7 +62,7 @@ MODULE_PARM_DESC(auto_paths, "Entropy-only paths of a connection with no path se
 
 unsigned int mrc_spray_burst __read_mostly;
 module_param_named(spray_burst, mrc_spray_burst, uint, 0644);
-MODULE_PARM_DESC(spray_burst, "Consecutive packets put on one path before choosing again, 1-64; 0: flowcells sized from the window (default 0)");
+MODULE_PARM_DESC(spray_burst, "Consecutive packets put on one path before choosing again, 1-64 (1: each sent alone, no GSO batch); 0: flowcells sized from the window (default 0)");
 
 unsigned int mrc_probe_interval_ms __read_mostly = 10;
 module_param_named(probe_interval_ms, mrc_probe_interval_ms, uint, 0644);

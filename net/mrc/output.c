@@ -602,6 +602,7 @@ static void mrc_send_new(struct sock *sk, bool probe)
 	enum mrc_send_limit limit = MRC_SL_BUSY;
 	struct sk_buff *batch[MRC_GSO_SEGS];
 	u32 n = 0, bytes = 0, frags = 0, bp = 0, now = 0;
+	bool alone = READ_ONCE(mrc_spray_burst) == 1;
 	struct sk_buff *skb;
 	int p;
 
@@ -656,8 +657,11 @@ static void mrc_send_new(struct sock *sk, bool probe)
 		frags += mrc_batch_frags(skb) - !n;
 		batch[n++] = skb;
 		bytes += sizeof(struct mrc_data) + cb->len;
-		/* A batch ends with a short packet or when it is full. */
-		if (cb->len == msk->snd_mss && n < MRC_GSO_SEGS &&
+		/* A batch ends with a short packet or when it is full; with
+		 * spray_burst 1, every packet goes alone, even when the
+		 * chooser picks the same path again.
+		 */
+		if (!alone && cb->len == msk->snd_mss && n < MRC_GSO_SEGS &&
 		    bytes + sizeof(struct mrc_data) + msk->snd_mss <= MRC_GSO_BYTES)
 			continue;
 		mrc_send_batch(sk, batch, n, bp, now);
