@@ -8,7 +8,9 @@
 #    the rate the receiver got). With each, the CPU cost: the guest's
 #    system plus softirq time per GB delivered, from /proc/stat deltas
 #    over the run (both ends are in this guest, so it covers sender and
-#    receiver);
+#    receiver); for MRC also the ACKs the receiver sent per DATA packet
+#    it took, and the DATA packets per skb the sender transmitted (the
+#    segments of its GSO batches), from the two namespaces' MIBs;
 #  - ping-pong latency of 64-byte and 4-KB messages, p50/p99/p99.9:
 #    mrcperf vs mrcperf --tcp vs sockperf ping-pong (UDP, over IPv4: the
 #    sockperf of Debian 12 has no IPv6).
@@ -57,13 +59,23 @@ server_ready() {
 		ip netns exec "$B" ss -Hlun 2>/dev/null | grep -q ":$1\b"
 }
 
+# The DATA packets the sender sent and the skbs they went in, and the DATA
+# packets the receiver took and the ACKs it sent.
+mrc_counts() {
+	echo "$(mrc_mib "$A" OutData) $(mrc_mib "$A" OutDataSkbs)" \
+		"$(mrc_mib "$B" InData) $(mrc_mib "$B" OutAcks)"
+}
+
 # goodput PROTO CONNS MTU: prints "Mbit/s" of one run (0 if it failed),
-# and appends its CPU seconds per GB to $dir/cpu.
+# and appends its CPU seconds per GB to $dir/cpu; for MRC, its ACKs per
+# DATA packet received to $dir/acks and its DATA packets per transmitted
+# skb (segments per GSO batch) to $dir/segs.
 goodput() {
-	local proto=$1 c=$2 mtu=$3 t0 t1 mbps spid
+	local proto=$1 c=$2 mtu=$3 t0 t1 mbps spid c0=''
 
 	case $proto in
 	mrc)
+		c0=$(mrc_counts)
 		rm -f "$dir/ready"
 		ip netns exec "$B" "$P" -s -1 --ready "$dir/ready" > /dev/null 2>&1 &
 		spid=$!
@@ -90,6 +102,14 @@ goodput() {
 	t1=$(ticks)
 	awk -v m="${mbps:-0}" -v d=$((t1 - t0)) -v hz="$hz" -v s="$secs" 'BEGIN {
 		gb = m * s / 8 / 1000; if (gb > 0) printf "%.3f\n", d / hz / gb }' >> "$dir/cpu"
+	if [ -n "$c0" ]; then
+		# shellcheck disable=SC2046,SC2086 # two lists of four numbers
+		set -- $c0 $(mrc_counts)
+		awk -v d=$(($7 - $3)) -v a=$(($8 - $4)) 'BEGIN {
+			if (d > 0) printf "%.3f\n", a / d }' >> "$dir/acks"
+		awk -v d=$(($5 - $1)) -v k=$(($6 - $2)) 'BEGIN {
+			if (k > 0) printf "%.2f\n", d / k }' >> "$dir/segs"
+	fi
 	echo "${mbps:-0}"
 }
 
@@ -137,13 +157,18 @@ for mtu in ${MTUS-1500 9000}; do
 	for c in ${CONNS-1 8}; do
 		for proto in mrc tcp udp; do
 			: > "$dir/cpu"
+			: > "$dir/acks"
+			: > "$dir/segs"
 			for _ in $(seq "$reps"); do
 				goodput "$proto" "$c" "$mtu"
 			done > "$dir/gp"
 			read -r g gmin gmax <<< "$(stats < "$dir/gp")"
 			read -r cpu _ <<< "$(stats < "$dir/cpu")"
-			echo "mtu $mtu, $c connections, $proto: $g Mbit/s ($gmin-$gmax), $cpu CPU s/GB"
-			results+=("\"goodput_mtu${mtu}_c${c}_$proto\": {\"mbps\": $g, \"min\": $gmin, \"max\": $gmax, \"cpu_s_per_gb\": $cpu}")
+			read -r acks _ <<< "$(stats < "$dir/acks")"
+			read -r segs _ <<< "$(stats < "$dir/segs")"
+			echo "mtu $mtu, $c connections, $proto: $g Mbit/s ($gmin-$gmax), $cpu CPU s/GB" \
+				"${acks/null/-} ACKs/DATA ${segs/null/-} DATA/skb"
+			results+=("\"goodput_mtu${mtu}_c${c}_$proto\": {\"mbps\": $g, \"min\": $gmin, \"max\": $gmax, \"cpu_s_per_gb\": $cpu, \"acks_per_data\": $acks, \"segs_per_skb\": $segs}")
 		done
 	done
 done

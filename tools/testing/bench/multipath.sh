@@ -13,6 +13,9 @@
 #    its address on each plane; the client accepts them).
 # Each figure is the median of REPS runs (default 5) of SECS seconds
 # (default 5), with the minimum and maximum, and its ratio to K x RATE.
+# For MRC also the medians of the ACKs host 2 sent per DATA packet it
+# took, and of the DATA packets per skb host 1 transmitted (the segments
+# of its GSO batches), from the two hosts' MIBs.
 
 set -u
 out=$1
@@ -37,10 +40,31 @@ stats() {
 		printf "%.1f %.1f %.1f\n", m, v[1], v[NR] }'
 }
 
+# median: the median of the numbers on stdin, to 3 places ("null" for none).
+median() {
+	sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) { print "null"; exit }
+		printf "%.3f\n", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# Host 1's DATA packets sent and the skbs they went in, host 2's DATA
+# packets taken and ACKs sent.
+mrc_counts() {
+	# shellcheck disable=SC2016 # awk's own fields
+	{
+		fab_exec_host 1 awk '$1 == "OutData" || $1 == "OutDataSkbs" { print $2 }' \
+			/proc/net/mrc_stat
+		fab_exec_host 2 awk '$1 == "InData" || $1 == "OutAcks" { print $2 }' \
+			/proc/net/mrc_stat
+	} | xargs
+}
+
+ctr=$(mktemp -d)
 port=7100
-# run_one mrc|tcp|mptcp: one timed run from host 1 to host 2; Mbit/s.
+# run_one mrc|tcp|mptcp: one timed run from host 1 to host 2; Mbit/s. For
+# MRC, appends its ACKs per DATA packet to $ctr/acks and its DATA packets
+# per skb to $ctr/segs.
 run_one() {
-	local flag='' dst
+	local flag='' dst c0=''
 
 	port=$((port + 1))
 	case $1 in
@@ -49,6 +73,7 @@ run_one() {
 	esac
 	if [ "$1" = mrc ]; then
 		dst=$(fab_host_addr 2)
+		c0=$(mrc_counts)
 	else
 		dst=$(fab_link_addr 2 1)
 	fi
@@ -62,6 +87,15 @@ run_one() {
 	fab_exec_host 1 "$P" -c "$dst" -p "$port" -t "$secs" -l 64K -j $flag |
 		jq -er .goodput_mbps 2> /dev/null || echo 0
 	wait "$spid"
+	[ -n "$c0" ] || return 0
+	# The order of mrc_counts: OutData OutDataSkbs (host 1, in the order
+	# of /proc/net/mrc_stat), InData OutAcks (host 2).
+	# shellcheck disable=SC2046,SC2086 # two lists of four numbers
+	set -- $c0 $(mrc_counts)
+	awk -v d=$(($7 - $3)) -v a=$(($8 - $4)) 'BEGIN {
+		if (d > 0) printf "%.3f\n", a / d }' >> "$ctr/acks"
+	awk -v d=$(($5 - $1)) -v k=$(($6 - $2)) 'BEGIN {
+		if (k > 0) printf "%.2f\n", d / k }' >> "$ctr/segs"
 }
 
 # shape K: every host-spine link of planes 1..K limited to $rate, both
@@ -113,14 +147,19 @@ for k in $planes; do
 	paths "$k"
 	cap=$((k * rate))
 	line="\"k$k\": {\"planes\": $k, \"capacity_mbps\": $cap"
+	: > "$ctr/acks"
+	: > "$ctr/segs"
 	for proto in mrc tcp mptcp; do
 		read -r med lo hi <<< "$(for _ in $(seq "$reps"); do run_one $proto; done | stats)"
 		echo "K=$k $proto: $med Mbit/s (min $lo, max $hi) of $cap"
 		line+=", \"${proto}_mbps\": $med, \"${proto}_min\": $lo, \"${proto}_max\": $hi"
 		line+=", \"${proto}_ratio\": $(awk -v m="$med" -v c="$cap" 'BEGIN { printf "%.3f", m / c }')"
 	done
+	line+=", \"mrc_acks_per_data\": $(median < "$ctr/acks")"
+	line+=", \"mrc_segs_per_skb\": $(median < "$ctr/segs")"
 	results+=("$line}")
 done
+rm -rf "$ctr"
 
 {
 	echo "{ \"kernel\": \"$(uname -r)\", \"repetitions\": $reps, \"seconds\": $secs,"
