@@ -904,6 +904,18 @@ static u32 mrc_trim_hold_us(const struct mrc_sock *msk,
 	return hold;
 }
 
+/* A packet in flight on a path, sent after the latest-sent packet
+ * delivered: what mrc_late_scan() and mrc_late_wait() judge the silence
+ * of the paths by.
+ */
+static bool mrc_out_since_rack(const struct mrc_sock *msk,
+			       const struct mrc_tx_cb *cb)
+{
+	return !cb->lost && !cb->trimmed && !cb->noroute && !cb->qdrop &&
+	       cb->pidx < MRC_PATHS_PER_SET_MAX &&
+	       mrc_after(cb->xmit_us, msk->rack_xmit_us);
+}
+
 /**
  * mrc_late_scan() - which paths have packets out that were sent after the
  *	latest-sent packet delivered, and which of those are all on time
@@ -932,9 +944,7 @@ static void mrc_late_scan(struct sock *sk, u32 now, unsigned long *after,
 		if (!skb)
 			continue;
 		cb = MRC_TX_CB(skb);
-		if (cb->lost || cb->trimmed || cb->noroute || cb->qdrop ||
-		    cb->pidx >= MRC_PATHS_PER_SET_MAX ||
-		    !mrc_after(cb->xmit_us, msk->rack_xmit_us))
+		if (!mrc_out_since_rack(msk, cb))
 			continue;
 		cs = &st[cb->pidx];
 		if (!cs->srtt_us)
@@ -1000,10 +1010,8 @@ static u32 mrc_late_wait(struct sock *sk, u32 now, const unsigned long *after,
 		if (!skb)
 			continue;
 		cb = MRC_TX_CB(skb);
-		if (cb->lost || cb->trimmed || cb->noroute || cb->qdrop ||
-		    cb->pidx >= MRC_PATHS_PER_SET_MAX || cb->pidx == pidx ||
+		if (!mrc_out_since_rack(msk, cb) || cb->pidx == pidx ||
 		    !test_bit(cb->pidx, after) || !test_bit(cb->pidx, ontime) ||
-		    !mrc_after(cb->xmit_us, msk->rack_xmit_us) ||
 		    __test_and_set_bit(cb->pidx, seen))
 			continue;
 		left = (s32)(cb->xmit_us + mrc_path_due_us(msk, &st[cb->pidx]) -
