@@ -51,8 +51,13 @@
  */
 #define MRC_HOL_ALLOWANCE	(2 * MRC_MSG_MAX)
 
+/* rcv_scale is a fraction in units of 2^-MRC_RCV_SCALE_SHIFT: fine enough
+ * that the payload of a 1-byte message over its skb's truesize (about
+ * 1/1300) does not round to 0, which would close the window for good.
+ */
+#define MRC_RCV_SCALE_SHIFT	16
 /* Before any packet arrives, assume half of an skb's truesize is payload. */
-#define MRC_RCV_SCALE_INIT	512
+#define MRC_RCV_SCALE_INIT	(1U << (MRC_RCV_SCALE_SHIFT - 1))
 
 /* Doublings of the RTO (and of the hold of a packet refused for want of
  * memory) in a row, at most.
@@ -742,8 +747,9 @@ struct mrc_stats {
  *	plus the window, over every ACK, SYN and SYNACK sent; a sender that
  *	honours its newest window never takes @rcv_bytes beyond it (by more
  *	than a zero-window probe)
- * @rcv_scale: payload bytes per byte of skb truesize received, in 1/1024,
- *	averaged; it turns free buffer space into a window of payload
+ * @rcv_scale: payload bytes per byte of skb truesize received, in units of
+ *	2^-MRC_RCV_SCALE_SHIFT, averaged, at least 1; it turns free buffer
+ *	space into a window of payload
  * @rcv_read: payload bytes the application has read
  * @rcvq_read: @rcv_read when the current autotuning period began
  * @rcvq_time_us: when it began; 0 before the first read

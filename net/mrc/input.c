@@ -338,8 +338,9 @@ static void mrc_rcv_data(struct sock *sk, struct sk_buff *skb)
 		goto drop;
 	}
 	skb_dst_drop(skb);
-	msk->rcv_scale = (msk->rcv_scale * 7 +
-			  div_u64((u64)plen << 10, skb->truesize)) / 8;
+	msk->rcv_scale = max_t(u32, (msk->rcv_scale * 7 + 4 +
+				     div_u64((u64)plen << MRC_RCV_SCALE_SHIFT,
+					     skb->truesize)) / 8, 1);
 	rmsg->got += plen;
 	rmsg->mem += skb->truesize;
 	/* The sender went past every window it was given: count it, as a

@@ -1441,7 +1441,8 @@ u32 mrc_rcv_wnd(struct sock *sk)
 	space = min(space, mrc_mem_room(sk) / 2);
 
 	return space > 0 ?
-	       (u32)div_u64((u64)space * mrc_sk(sk)->rcv_scale, 1024) : 0;
+	       (u32)min_t(u64, ((u64)space * mrc_sk(sk)->rcv_scale) >>
+				MRC_RCV_SCALE_SHIFT, U32_MAX) : 0;
 }
 
 /**

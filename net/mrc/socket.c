@@ -713,7 +713,7 @@ static void mrc_rcv_space_adjust(struct sock *sk, u32 len)
 		read = msk->rcv_read - msk->rcvq_read;
 		if (read > msk->rcvq_space) {
 			msk->rcvq_space = min_t(u64, read, U32_MAX);
-			buf = min_t(u64, div_u64(read << 12,
+			buf = min_t(u64, div_u64(read << (MRC_RCV_SCALE_SHIFT + 2),
 						 max_t(u32, msk->rcv_scale, 1)),
 				    READ_ONCE(mrc_net(sock_net(sk))->rcvbuf_max));
 			if (!(sk->sk_userlocks & SOCK_RCVBUF_LOCK) &&

@@ -87,10 +87,17 @@ transfer() {
 		[ "$(head -c 1 "$tmp/client.log")" = "{" ]
 }
 
+# The reader keeps up, so the window never stays closed: a zero-window
+# probe would mean the sender waited an RTO for each one (as with 1-byte
+# messages, when the window's payload-to-true-size ratio rounded to 0).
 test_message_size() {
-	local size=$1 count=$2
+	local size=$1 count=$2 z0 z
 
-	transfer -l "$size" -n "$count"
+	z0=$(read_counter ZeroWindowProbes) || { echo "$z0"; return 1; }
+	transfer -l "$size" -n "$count" || return 1
+	z=$(read_counter ZeroWindowProbes) || { echo "$z"; return 1; }
+	z=$((z - z0))
+	[ "$z" -eq 0 ] || { echo "$z zero-window probes for a reader that keeps up"; return 1; }
 }
 
 test_10000_in_order() {
