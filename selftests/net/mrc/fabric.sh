@@ -75,6 +75,9 @@
 #                              and restore the fabric's routes over it (the
 #                              kernel removes them on down and del; routes a
 #                              test added itself are not restored)
+#   fab_reset_links RATE       every link up, with the fabric's routes, and
+#                              shaped both ways at RATE (fab_link_shape's
+#                              tbf), in a few batched commands
 #   fab_mtu MTU                set the MTU of both ends of every link
 #   fab_paths H1 H2 [S]        add the K*S MRC paths described above (mrc)
 #   fab_capture_start K H DIR FILE [FILTER...]  tcpdump on spine K's h<H>
@@ -588,6 +591,101 @@ fab_link_state() {
 		return 1
 		;;
 	esac
+}
+
+# fab_tc_batch NS: run the tc commands in FAB_CMDS in namespace NS, then
+# empty FAB_CMDS; with -force as a second argument, go on past a failed
+# command and report nothing (for deletions of what may not be there).
+fab_tc_batch() {
+	local ns=$1 cmds=$FAB_CMDS
+
+	FAB_CMDS=""
+	if [ "${2:-}" = -force ]; then
+		tc -n "$ns" -force -batch - <<< "$cmds" > /dev/null 2>&1
+		return 0
+	fi
+	if ! tc -n "$ns" -batch - <<< "$cmds"; then
+		echo "fab: these tc commands failed in $ns:"
+		echo "	${cmds//$'\n'/$'\n\t'}"
+		return 1
+	fi
+}
+
+# fab_link_ends_down NS PREFIX N: the numbers 1..N of the devices PREFIX1..
+# PREFIXN of namespace NS that are missing or administratively down, one
+# per line.
+fab_link_ends_down() {
+	local ns=$1 pfx=$2 n=$3 links i
+
+	links=$'\n'$(ip -n "$ns" -o link show)
+	for ((i = 1; i <= n; i++)); do
+		[[ $links =~ $'\n'[0-9]+:\ $pfx$i(@[^:]*)?:\ \<([^>]*,)?UP[,\>] ]] ||
+			echo "$i"
+	done
+}
+
+# fab_reset_links RATE: every link as fab_up left it, then shaped: a link
+# a test took down is brought up (deleted: created anew), the fabric's
+# routes over every link are restored, and both directions of every link
+# get fab_link_shape's tbf at RATE, whatever qdisc they had. It does in
+# about twenty commands what fab_link_state, fab_link_clear and
+# fab_link_shape would do in about twenty per link: under emulation each
+# command costs a tenth of a second.
+fab_reset_links() {
+	local rate=$1 h k side i j ni nj dev ns
+	local shape="tbf rate $rate burst $FAB_SHAPE_BURST latency $FAB_SHAPE_LATENCY"
+	local mark=""
+
+	[ -n "$rate" ] || { echo "fab_reset_links: no rate" >&2; return 1; }
+	[ -z "${FAB_SHAPE_ECN:-}" ] ||
+		mark="red limit 1000000 min $FAB_SHAPE_ECN max $((FAB_SHAPE_ECN + 1)) avpkt 1000 burst $((FAB_SHAPE_ECN / 1000 + 1)) probability 1.0 ecn"
+	for ((h = 1; h <= FAB_H; h++)); do
+		for k in $(fab_link_ends_down "$(fab_ns_host "$h")" p "$FAB_K"); do
+			if ip -n "$(fab_ns_host "$h")" link show dev "p$k" > /dev/null 2>&1; then
+				fab_link_state "$h" "$k" up > /dev/null || return 1
+			else
+				fab_link_state "$h" "$k" add > /dev/null || return 1
+			fi
+		done
+	done
+	for ((k = 1; k <= FAB_K; k++)); do
+		for h in $(fab_link_ends_down "$(fab_ns_spine "$k")" h "$FAB_H"); do
+			fab_link_state "$h" "$k" up > /dev/null || return 1
+		done
+	done
+	for ((h = 1; h <= FAB_H; h++)); do
+		for ((k = 1; k <= FAB_K; k++)); do
+			fab_host_route_cmds "$h" "$k"
+		done
+		fab_batch "$(fab_ns_host "$h")" || return 1
+	done
+	for ((k = 1; k <= FAB_K; k++)); do
+		for ((h = 1; h <= FAB_H; h++)); do
+			fab_spine_route_cmds "$h" "$k"
+		done
+		fab_batch "$(fab_ns_spine "$k")" || return 1
+	done
+	# Both ends of every link: the host's p<k> and the spine's h<h>.
+	for side in host spine; do
+		if [ "$side" = host ]; then
+			ni=$FAB_H nj=$FAB_K dev=p
+		else
+			ni=$FAB_K nj=$FAB_H dev=h
+		fi
+		for ((i = 1; i <= ni; i++)); do
+			ns=$("fab_ns_$side" "$i")
+			for ((j = 1; j <= nj; j++)); do
+				fab_cmd 'qdisc del dev %s%d root' "$dev" "$j"
+			done
+			fab_tc_batch "$ns" -force
+			for ((j = 1; j <= nj; j++)); do
+				fab_cmd 'qdisc add dev %s%d root handle 1: %s' "$dev" "$j" "$shape"
+				[ -z "$mark" ] ||
+					fab_cmd 'qdisc add dev %s%d parent 1:1 handle 20: %s' "$dev" "$j" "$mark"
+			done
+			fab_tc_batch "$ns" || return 1
+		done
+	done
 }
 
 # fab_mtu MTU: set the MTU of both ends of every link.
