@@ -675,6 +675,10 @@ static bool mrc_readable(struct sock *sk)
  * it may still use would at least double (tcp_cleanup_rbuf()'s rule), so
  * that a sender held back by the window hears of it before that runs
  * out, and one the window does not hold back gets no ACK it needs not.
+ * The growth must be a packet, unless the sender has used all of the
+ * window: then any growth is news. Small messages make small windows
+ * (1-byte ones, some tens of bytes), which never grow by a packet, and
+ * their sender would wait for a zero-window probe.
  */
 static void mrc_window_update(struct sock *sk)
 {
@@ -687,7 +691,7 @@ static void mrc_window_update(struct sock *sk)
 	if (msk->rcv_edge > msk->rcv_bytes)
 		left = msk->rcv_edge - msk->rcv_bytes;
 	wnd = mrc_rcv_wnd(sk);
-	if (wnd >= 2 * left && wnd >= left + msk->mss)
+	if (wnd >= 2 * left && (wnd >= left + msk->mss || (!left && wnd)))
 		mrc_send_ack(sk, 0);
 }
 

@@ -87,9 +87,11 @@ transfer() {
 		[ "$(head -c 1 "$tmp/client.log")" = "{" ]
 }
 
-# The reader keeps up, so the window never stays closed: a zero-window
-# probe would mean the sender waited an RTO for each one (as with 1-byte
-# messages, when the window's payload-to-true-size ratio rounded to 0).
+# The reader keeps up, so the window does not stay closed: a zero-window
+# probe means the sender waited an RTO for the reader. Allow a few (a
+# guest's vCPU left unscheduled for longer than an RTO holds the reader
+# up), never one per message: 1-byte messages took 944 of 1,000 when the
+# window's payload-to-true-size ratio rounded to 0.
 test_message_size() {
 	local size=$1 count=$2 z0 z
 
@@ -97,7 +99,9 @@ test_message_size() {
 	transfer -l "$size" -n "$count" || return 1
 	z=$(read_counter ZeroWindowProbes) || { echo "$z"; return 1; }
 	z=$((z - z0))
-	[ "$z" -eq 0 ] || { echo "$z zero-window probes for a reader that keeps up"; return 1; }
+	echo "ZeroWindowProbes +$z"
+	[ "$z" -le $((count / 100 + 2)) ] ||
+		{ echo "$z zero-window probes for a reader that keeps up"; return 1; }
 }
 
 test_10000_in_order() {
