@@ -100,6 +100,26 @@ slow_count() {
 	echo "$n"
 }
 
+# mrc_sleep SECONDS: sleep without starting a process (sleep(1) is one,
+# and a process costs tens of milliseconds under TCG): a read that times
+# out on a FIFO nobody writes to, opened when this file is sourced, so
+# that every subshell has it. (The guest has no /dev/fd, which bash's
+# <(...) would need.) Without one, sleep(1).
+if [ -z "${MRC_SLEEP_FD:-}" ]; then
+	mrc_sleep_fifo=$(mktemp -u "${TMPDIR:-/tmp}/mrc-sleep.XXXXXX")
+	if mkfifo -m 600 "$mrc_sleep_fifo" 2>/dev/null; then
+		exec {MRC_SLEEP_FD}<> "$mrc_sleep_fifo"
+		rm -f "$mrc_sleep_fifo"
+	fi
+fi
+mrc_sleep() {
+	if [ -n "${MRC_SLEEP_FD:-}" ]; then
+		read -r -t "$1" -u "$MRC_SLEEP_FD"
+		return 0
+	fi
+	sleep "$1"
+}
+
 # wait_for SECONDS COMMAND...: poll until COMMAND succeeds; fail after the
 # (slow-machine scaled) limit. Used for asynchronous kernel work such as
 # namespace teardown, never to measure time.
@@ -114,7 +134,7 @@ wait_for() {
 			echo "timed out after ${limit}s waiting for: $*"
 			return 1
 		fi
-		sleep 0.1
+		mrc_sleep 0.1
 	done
 }
 

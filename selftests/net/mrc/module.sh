@@ -123,14 +123,18 @@ test_autoload() {
 	[ "$(grep -cx -- "$alias" "$tmp/asked")" -eq 1 ]
 }
 
+# The namespaces are added and deleted in one ip batch each: a command
+# costs about 0.1 s under TCG, 40 s for the 200 of them one by one.
 test_netns_teardown() {
-	local i ns n=$NAMESPACES per=4 objs
+	local i n=$NAMESPACES per=4 objs cmds="" sfx=$RANDOM
 
 	load || return 1
 	for i in $(seq $n); do
-		ns=mrc-mod-$i-$RANDOM
-		ip netns add "$ns" || return 1
-		ip netns exec "$ns" "$MRC_BIN"/mrc_hold -n $per -r "$tmp/ready-$i" &
+		cmds+="netns add mrc-mod-$i-$sfx"$'\n'
+	done
+	ip -batch - <<< "$cmds" || return 1
+	for i in $(seq $n); do
+		ip netns exec "mrc-mod-$i-$sfx" "$MRC_BIN"/mrc_hold -n $per -r "$tmp/ready-$i" &
 		holders+=($!)
 	done
 	for i in $(seq $n); do
@@ -146,9 +150,8 @@ test_netns_teardown() {
 	done
 	wait 2>/dev/null
 	holders=()
-	for ns in $(ip netns list | awk '/^mrc-mod-/ { print $1 }'); do
-		ip netns del "$ns" || return 1
-	done
+	cmds=$(ip netns list | awk '/^mrc-mod-/ { print "netns del " $1 }')
+	ip -batch - <<< "$cmds" || return 1
 	wait_for 60 no_mrc_sockets || return 1
 	rmmod mrc || return 1
 	load
