@@ -498,27 +498,34 @@ fab_link_clear() {
 # every ECN-capable packet CE once that many bytes wait (a step
 # threshold, as fabric switches mark), so the link behaves like an
 # ECN-marking switch port.
-fab_link_shape() {
-	local h=$1 k=$2 dir=$3 rate=$4 delay=${5:-} ends ns dev
-	local tbf=(tbf rate "$rate" burst "$FAB_SHAPE_BURST" latency "$FAB_SHAPE_LATENCY")
-	local ecn=${FAB_SHAPE_ECN:-} red=()
+# fab_shape_args RATE: set the caller's arrays tbf (the shaping qdisc's
+# arguments) and red (the marking child's, empty without FAB_SHAPE_ECN).
+fab_shape_args() {
+	local ecn=${FAB_SHAPE_ECN:-}
 
-	[ -n "$ecn" ] && red=(red limit 1000000 min "$ecn" max "$((ecn + 1))"
+	tbf=(tbf rate "$1" burst "$FAB_SHAPE_BURST" latency "$FAB_SHAPE_LATENCY")
+	red=()
+	[ -z "$ecn" ] || red=(red limit 1000000 min "$ecn" max "$((ecn + 1))"
 		avpkt 1000 burst "$((ecn / 1000 + 1))" probability 1.0 ecn)
+}
+
+fab_link_shape() {
+	local h=$1 k=$2 dir=$3 rate=$4 delay=${5:-} ends ns dev tbf red
 
 	[ -n "$rate" ] || { echo "fab_link_shape: no rate" >&2; return 1; }
+	fab_shape_args "$rate"
 	ends=$(fab_link_ends "$h" "$k" "$dir") || return 1
 	while read -r ns dev; do
 		tc -n "$ns" qdisc del dev "$dev" root 2>/dev/null
 		if [ -z "$delay" ]; then
 			tc -n "$ns" qdisc add dev "$dev" root handle 1: "${tbf[@]}" || return 1
-			[ -z "$ecn" ] ||
+			[ ${#red[@]} -eq 0 ] ||
 				tc -n "$ns" qdisc add dev "$dev" parent 1:1 handle 20: "${red[@]}" ||
 				return 1
 		else
 			tc -n "$ns" qdisc add dev "$dev" root handle 1: netem delay "$delay" limit 100000 &&
 				tc -n "$ns" qdisc add dev "$dev" parent 1:1 handle 10: "${tbf[@]}" || return 1
-			[ -z "$ecn" ] ||
+			[ ${#red[@]} -eq 0 ] ||
 				tc -n "$ns" qdisc add dev "$dev" parent 10:1 handle 20: "${red[@]}" ||
 				return 1
 		fi
@@ -632,13 +639,10 @@ fab_link_ends_down() {
 # fab_link_shape would do in about twenty per link: under emulation each
 # command costs a tenth of a second.
 fab_reset_links() {
-	local rate=$1 h k side i j ni nj dev ns
-	local shape="tbf rate $rate burst $FAB_SHAPE_BURST latency $FAB_SHAPE_LATENCY"
-	local mark=""
+	local rate=$1 h k side i j ni nj dev ns tbf red
 
 	[ -n "$rate" ] || { echo "fab_reset_links: no rate" >&2; return 1; }
-	[ -z "${FAB_SHAPE_ECN:-}" ] ||
-		mark="red limit 1000000 min $FAB_SHAPE_ECN max $((FAB_SHAPE_ECN + 1)) avpkt 1000 burst $((FAB_SHAPE_ECN / 1000 + 1)) probability 1.0 ecn"
+	fab_shape_args "$rate"
 	for ((h = 1; h <= FAB_H; h++)); do
 		for k in $(fab_link_ends_down "$(fab_ns_host "$h")" p "$FAB_K"); do
 			if ip -n "$(fab_ns_host "$h")" link show dev "p$k" > /dev/null 2>&1; then
@@ -679,9 +683,9 @@ fab_reset_links() {
 			done
 			fab_tc_batch "$ns" -force
 			for ((j = 1; j <= nj; j++)); do
-				fab_cmd 'qdisc add dev %s%d root handle 1: %s' "$dev" "$j" "$shape"
-				[ -z "$mark" ] ||
-					fab_cmd 'qdisc add dev %s%d parent 1:1 handle 20: %s' "$dev" "$j" "$mark"
+				fab_cmd 'qdisc add dev %s%d root handle 1: %s' "$dev" "$j" "${tbf[*]}"
+				[ ${#red[@]} -eq 0 ] ||
+					fab_cmd 'qdisc add dev %s%d parent 1:1 handle 20: %s' "$dev" "$j" "${red[*]}"
 			done
 			fab_tc_batch "$ns" || return 1
 		done
