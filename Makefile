@@ -46,7 +46,7 @@ KDIR_OF ?= /lib/modules/$(KVER_ONE)/build
 # out-of-tree build writes its objects next to its sources.
 MODULE_SRCS := Kbuild VERSION $(shell find net include uapi -name '*.[ch]' -o -name Kbuild)
 
-.PHONY: all modules module-one deps check check-debug demo bench selftests tools examples \
+.PHONY: all modules module-one deps check check-debug demo bench bench-pair selftests tools examples \
 	checkpatch fuzz \
 	install clean print-tc-libdir dkms-install dkms-uninstall
 
@@ -193,8 +193,19 @@ bench:
 	@rm -rf $(BUILD)/bench && mkdir -p $(BUILD)/bench
 	@$(TESTING)/vm-run --timeout 5400 --outdir $(BUILD)/bench -- \
 		$(TESTING)/bench/run $(BUILD)/bench; \
-	rc=$$?; python3 $(TESTING)/bench/report.py $(BUILD)/bench bench/results && \
+	rc=$$?; $(MAKE) --no-print-directory bench-pair || rc=$$((rc + 1)); \
+	python3 $(TESTING)/bench/report.py $(BUILD)/bench bench/results && \
 	echo "results: bench/results/latest.md" && exit $$rc
+
+# make bench-pair: tools/testing/bench/pair.sh, MRC vs TCP between two
+# guests of the first kernel over virtio-net, into $(BUILD)/bench/pair.json
+# (make bench runs it after the one-guest benchmarks).
+bench-pair:
+	@k=$$($(TESTING)/kernels | head -n 1); rm -rf $(BUILD)/bench/pair && mkdir -p $(BUILD)/bench && \
+	$(TESTING)/vm-pair --kernel-a $$k --kernel-b $$k --timeout 1800 \
+		--outdir $(BUILD)/bench/pair -- $(TESTING)/bench/pair.sh > $(BUILD)/bench/pair.log 2>&1; \
+	rc=$$?; grep -a '^a: virtio-net' $(BUILD)/bench/pair.log; \
+	cp $(BUILD)/bench/pair/a/pair.json $(BUILD)/bench/pair.json && exit $$rc
 
 checkpatch:
 	@$(TESTING)/checkpatch

@@ -37,17 +37,12 @@ hz=$(getconf CLK_TCK)
 
 # shellcheck source-path=SCRIPTDIR/../../../selftests/net/mrc source=lib.sh
 source "$top"/selftests/net/mrc/lib.sh
+# shellcheck source=stats.sh
+source "$top"/tools/testing/bench/stats.sh
 trap 'ns_del "$A" "$B"; rm -rf "$dir"' EXIT
 ns_pair "$A" "$B" || exit 1
 ip -n "$A" addr add 10.99.0.1/24 dev veth-a || exit 1
 ip -n "$B" addr add 10.99.0.2/24 dev veth-b || exit 1
-
-# stats: "median min max" of the numbers on stdin ("null" for none).
-stats() {
-	sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) { print "null null null"; exit }
-		m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-		print m, v[1], v[NR] }'
-}
 
 # System plus softirq ticks of all CPUs so far.
 ticks() {
@@ -180,14 +175,7 @@ for size in ${SIZES-64 4096}; do
 		for _ in $(seq "$reps"); do
 			latency "$proto" "$size"
 		done > "$dir/lat"
-		line="\"latency_${size}_$proto\": {"
-		for i in 1 2 3; do
-			read -r m lo hi <<< "$(awk -v i=$i '$i != "null" { print $i }' "$dir/lat" | stats)"
-			name=$(echo "p50 p99 p999" | cut -d' ' -f$i)
-			line+="\"${name}_us\": $m, \"${name}_min\": $lo, \"${name}_max\": $hi"
-			[ $i -lt 3 ] && line+=", "
-		done
-		results+=("$line}")
+		results+=("$(latency_json "latency_${size}_$proto" "$dir/lat")")
 		echo "latency $size B, $proto: $(head -c 200 "$dir/lat" | tr '\n' ';')"
 	done
 done

@@ -4,7 +4,8 @@
 
 IN holds what the benchmarks wrote in the guest (basic.json,
 multipath.json, recovery.json and recovery.png, incast.json,
-scale.json). OUT gets:
+scale.json), and pair.json from the two guests of make bench-pair. OUT
+gets:
   latest.json  every benchmark's figures, plus "goals": each goal of the
                benchmark issue with its target, the measured ratio and
                whether it holds;
@@ -78,7 +79,7 @@ def main():
     src, dst = sys.argv[1], sys.argv[2]
     os.makedirs(dst, exist_ok=True)
     res = {n: load(src, n) for n in
-           ("basic", "multipath", "recovery", "incast", "scale")}
+           ("basic", "multipath", "recovery", "incast", "scale", "pair")}
     goals = []
     md = ["# MRC benchmark results", ""]
     kernel = next((r["kernel"] for r in res.values()
@@ -160,6 +161,42 @@ plot DATA using 2:xtic(1) title 'MRC', '' using 3 title 'TCP', '' using 4 title 
                   "64 B ping-pong p50: MRC / TCP",
                   "64 B ping-pong p99: MRC / TCP", "CPU per GB, MTU 9000: MRC / TCP"):
             goal(goals, g, None, "", False, "not measured")
+
+    pr = res["pair"]
+    if pr:
+        md += ["## Two guests over virtio-net", "",
+               "Guest a (%s) sends to guest b (%s), one CPU each, over a "
+               "virtio-net link (%s): a real NIC driver, where the veth above "
+               "passes GSO packets through. CPU: both guests' system and "
+               "softirq time per GB." % (
+                   pr.get("kernel_a"), pr.get("kernel_b"),
+                   {"tap": "two taps in a bridge on the host; the NICs offer "
+                           "checksum offload and TSO, and GRO runs",
+                    "socket": "a QEMU socket netdev; the NICs have no "
+                              "offloads"}.get(pr.get("link"), "unknown")),
+               "", "| MTU | MRC Mbit/s | TCP Mbit/s | MRC/TCP | MRC CPU s/GB | "
+               "TCP CPU s/GB | CPU ratio |", "|---|---|---|---|---|---|---|"]
+        for mtu in (1500, 9000):
+            m, t = (pr.get("goodput_mtu%d_%s" % (mtu, p), {}) for p in ("mrc", "tcp"))
+            md.append("| %d | %s (%s-%s) | %s | %s | %s | %s | %s |" % (
+                mtu, fmt(m.get("mbps")), fmt(m.get("min")), fmt(m.get("max")),
+                fmt(t.get("mbps")), fmt(ratio(m.get("mbps"), t.get("mbps")), 3),
+                fmt(m.get("cpu_s_per_gb"), 2), fmt(t.get("cpu_s_per_gb"), 2),
+                fmt(ratio(m.get("cpu_s_per_gb"), t.get("cpu_s_per_gb")), 3)))
+        md += ["", "| 64 B ping-pong | p50 us | p99 us | p99.9 us |",
+               "|---|---|---|---|"]
+        for p in ("mrc", "tcp"):
+            r = pr.get("latency_64_%s" % p, {})
+            md.append("| %s | %s | %s | %s |" % (p.upper(), fmt(r.get("p50_us")),
+                      fmt(r.get("p99_us")), fmt(r.get("p999_us"))))
+        md.append("")
+        for mtu in (1500, 9000):
+            m = pr.get("goodput_mtu%d_mrc" % mtu, {}).get("mbps")
+            t = pr.get("goodput_mtu%d_tcp" % mtu, {}).get("mbps")
+            goal(goals, "two guests over virtio-net, MTU %d: MRC / TCP goodput" % mtu,
+                 ratio(m, t), "reported", True)
+    else:
+        md += ["## Two guests over virtio-net", "", "pair.sh did not run.", ""]
 
     mp = res["multipath"]
     if mp:
