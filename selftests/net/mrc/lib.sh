@@ -255,6 +255,18 @@ mrc_slab_objects() {
 	awk '$1 == "MRC" || $1 == "mrc_cpaths" { n += $2 } END { print n + 0 }' /proc/slabinfo
 }
 
+# virtio_nic: the name of the virtio-net NIC that tools/testing/vm-run
+# --nic gave this guest; fails if there is none.
+virtio_nic() {
+	local d drv
+
+	for d in /sys/class/net/*; do
+		drv=$(readlink "$d/device/driver" 2>/dev/null) || continue
+		[ "${drv##*/}" = virtio_net ] && { echo "${d##*/}"; return 0; }
+	done
+	return 1
+}
+
 mrc_loaded() {
 	[ -d /sys/module/mrc ]
 }

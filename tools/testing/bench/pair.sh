@@ -57,12 +57,7 @@ ticks() {
 	awk '$1 == "cpu" { print $4 + $8 }' /proc/stat
 }
 
-dev=""
-for d in /sys/class/net/*; do
-	drv=$(readlink "$d/device/driver" 2>/dev/null) || continue
-	[ "${drv##*/}" = virtio_net ] && dev=${d##*/}
-done
-[ -n "$dev" ] || { echo "no virtio-net NIC: run under tools/testing/vm-pair"; exit 1; }
+dev=$(virtio_nic) || { echo "no virtio-net NIC: run under tools/testing/vm-pair"; exit 1; }
 sysctl -q -w "net.ipv6.conf.$dev.accept_dad=0" || exit 1
 ip link set "$dev" up && ip addr add "fd00::$me/64" dev "$dev" nodad || exit 1
 : > "$dir/none"
