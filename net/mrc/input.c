@@ -9,7 +9,9 @@
 #include <net/inet_ecn.h>
 #include <linux/seg6.h>
 #include <net/ipv6.h>
+#include <net/udp.h>
 
+#include "mrc_compat.h"
 #include "conn.h"
 #include "input.h"
 #include "mem.h"
@@ -232,6 +234,42 @@ static void mrc_echo_set(struct mrc_sock *msk, const struct mrc_data *d,
 	msk->ack_ce |= ce;
 }
 
+/* The bookkeeping of @n packets of @full payload bytes each, but the last,
+ * @plen bytes in all, of @truesize, just accepted: the payload ratio, the
+ * bytes taken, the receiver's RTT and the check on the sender's window.
+ */
+static void mrc_rcv_accepted(struct mrc_sock *msk, u32 n, u32 full,
+			     u32 plen, u32 truesize)
+{
+	struct net *net = sock_net(&msk->sk);
+	u64 edge = msk->rcv_edge + msk->mss;
+	u32 i;
+
+	msk->rcv_scale = max_t(u32, (msk->rcv_scale * 7 + 4 +
+				     div_u64((u64)plen << MRC_RCV_SCALE_SHIFT,
+					     truesize)) / 8, 1);
+	/* The sender went past every window it was given: count it, per
+	 * packet, as a check on the peer (one packet may probe a closed
+	 * window).
+	 */
+	for (i = 1; i < n; i++)
+		if (msk->rcv_bytes + (u64)i * full > edge)
+			MRC_INC(net, IN_BEYOND_WINDOW);
+	msk->rcv_bytes += plen;
+	/* The edge being timed is reached: the shortest time it takes is
+	 * the receiver's RTT (tcp_rcv_rtt_measure()'s window-based sample).
+	 */
+	if (msk->rcv_rtt_time_us && msk->rcv_bytes >= msk->rcv_rtt_edge) {
+		u32 rtt = max_t(u32, mrc_now_us() - msk->rcv_rtt_time_us, 1);
+
+		if (!msk->rcv_rtt_us || rtt < msk->rcv_rtt_us)
+			msk->rcv_rtt_us = rtt;
+		msk->rcv_rtt_time_us = 0;
+	}
+	if (msk->rcv_bytes > edge)
+		MRC_INC(net, IN_BEYOND_WINDOW);
+}
+
 static void mrc_rcv_data(struct sock *sk, struct sk_buff *skb)
 {
 	const struct mrc_data *d = (const struct mrc_data *)skb->data;
@@ -338,27 +376,9 @@ static void mrc_rcv_data(struct sock *sk, struct sk_buff *skb)
 		goto drop;
 	}
 	skb_dst_drop(skb);
-	msk->rcv_scale = max_t(u32, (msk->rcv_scale * 7 + 4 +
-				     div_u64((u64)plen << MRC_RCV_SCALE_SHIFT,
-					     skb->truesize)) / 8, 1);
 	rmsg->got += plen;
 	rmsg->mem += skb->truesize;
-	/* The sender went past every window it was given: count it, as a
-	 * check on the peer (one packet may probe a closed window).
-	 */
-	msk->rcv_bytes += plen;
-	/* The edge being timed is reached: the shortest time it takes is
-	 * the receiver's RTT (tcp_rcv_rtt_measure()'s window-based sample).
-	 */
-	if (msk->rcv_rtt_time_us && msk->rcv_bytes >= msk->rcv_rtt_edge) {
-		u32 rtt = max_t(u32, mrc_now_us() - msk->rcv_rtt_time_us, 1);
-
-		if (!msk->rcv_rtt_us || rtt < msk->rcv_rtt_us)
-			msk->rcv_rtt_us = rtt;
-		msk->rcv_rtt_time_us = 0;
-	}
-	if (msk->rcv_bytes > msk->rcv_edge + msk->mss)
-		MRC_INC(net, IN_BEYOND_WINDOW);
+	mrc_rcv_accepted(msk, 1, plen, plen, skb->truesize);
 
 	if (k)
 		MRC_INC(net, IN_OUT_OF_ORDER);
@@ -397,6 +417,254 @@ drop_ack:
 	mrc_send_ack(sk, 0);
 drop:
 	kfree_skb(skb);
+}
+
+static void mrc_rcv(struct sock *sk, struct sk_buff *skb);
+
+/* The payload of the packets of a GSO batch of @seg bytes a packet (each
+ * starting with a header of @hlen), as one skb: its fragments reference the
+ * batch's pages, without the headers between them, and what lies in the
+ * batch's linear part is copied. NULL when that cannot be done: no memory,
+ * or more pieces than an skb has fragments.
+ */
+static struct sk_buff *mrc_gso_payload(const struct sk_buff *skb, u32 seg,
+				       u32 hlen)
+{
+	const struct skb_shared_info *sh = skb_shinfo(skb);
+	u32 hl = skb_headlen(skb), lin = 0, pos = hl, i, f;
+	struct sk_buff *p;
+	skb_frag_t *last;
+
+	for (i = 0; i * seg + hlen < hl; i++)
+		lin += min(hl, (i + 1) * seg) - (i * seg + hlen);
+	p = alloc_skb(lin, GFP_ATOMIC | __GFP_NOWARN);
+	if (!p)
+		return NULL;
+	for (i = 0; i * seg + hlen < hl; i++)
+		skb_put_data(p, skb->data + i * seg + hlen,
+			     min(hl, (i + 1) * seg) - (i * seg + hlen));
+	for (f = 0; f < sh->nr_frags; f++) {
+		const skb_frag_t *fr = &sh->frags[f];
+		u32 fs = pos, fe = pos + skb_frag_size(fr);
+
+		pos = fe;
+		/* The payload of each packet that this fragment holds part
+		 * of, without its header.
+		 */
+		for (i = fs / seg; i * seg < fe; i++) {
+			u32 a = max(fs, i * seg + hlen);
+			u32 b = min(fe, (i + 1) * seg);
+			struct page *page = skb_frag_page(fr);
+			u32 off = skb_frag_off(fr) + a - fs;
+			u32 nr = skb_shinfo(p)->nr_frags;
+
+			if (a >= b)
+				continue;
+			last = nr ? &skb_shinfo(p)->frags[nr - 1] : NULL;
+			if (last && skb_frag_page(last) == page &&
+			    skb_frag_off(last) + skb_frag_size(last) == off) {
+				skb_frag_size_add(last, b - a);
+			} else if (nr < MAX_SKB_FRAGS) {
+				get_page(page);
+				__skb_fill_page_desc(p, nr, page, off, b - a);
+				skb_shinfo(p)->nr_frags = nr + 1;
+			} else {
+				kfree_skb(p);
+				return NULL;
+			}
+			p->len += b - a;
+			p->data_len += b - a;
+		}
+	}
+	p->truesize += p->data_len;
+	return p;
+}
+
+/* A GSO batch of DATA taken whole: n > 1 packets of one message with
+ * consecutive PSNs and offsets, none of which the receiver holds, all in
+ * its window and its buffer. Their payloads become one skb of the message
+ * (mrc_gso_payload()), with one state update and one ACK decision.
+ *
+ * Return: false, with @skb untouched, when any of that does not hold; the
+ * caller then takes the packets one by one, which does every check and
+ * counts every drop.
+ */
+static bool mrc_rcv_data_batch(struct sock *sk, struct sk_buff *skb)
+{
+	const u32 hlen = sizeof(struct mrc_data);
+	u32 seg = skb_shinfo(skb)->gso_size;
+	struct mrc_sock *msk = mrc_sk(sk);
+	struct net *net = sock_net(sk);
+	u32 psn, msn, off, mlen, total = 0, last = 0, n, i, k, high, adv = 0;
+	const struct mrc_data *d;
+	bool ack_req = false, hol;
+	struct mrc_rmsg *rmsg;
+	struct mrc_data buf;
+	struct sk_buff *p;
+
+	if (seg <= hlen || skb_has_frag_list(skb) || skb->pp_recycle ||
+	    skb_zcopy(skb) || msk->state != MRC_ESTABLISHED ||
+	    sock_flag(sk, SOCK_DEAD) ||
+	    MRC_IN_CB(skb)->dscp == READ_ONCE(mrc_net(net)->trim_dscp))
+		return false;
+	n = DIV_ROUND_UP(skb->len, seg);
+	d = (const struct mrc_data *)skb->data;
+	if (ntohl(d->h.scid) != msk->rcid || skb->len - (n - 1) * seg < hlen)
+		return false;
+	psn = ntohl(d->psn);
+	msn = ntohl(d->msn);
+	off = ntohl(d->offset);
+	mlen = ntohl(d->msg_len);
+	k = psn - msk->rcv_nxt;
+	if ((s32)k < 0 || k + n > MRC_WND ||
+	    find_next_bit(msk->rcv_map, k + n, k) < k + n)
+		return false;
+	for (i = 0; i < n; i++) {
+		u32 plen = min(seg, skb->len - i * seg) - hlen;
+
+		last = plen;
+		d = skb_header_pointer(skb, i * seg, hlen, &buf);
+		if (!d || ntohl(d->psn) != psn + i || ntohl(d->msn) != msn ||
+		    ntohl(d->msg_len) != mlen || ntohl(d->offset) != off + total ||
+		    ntohs(d->h.plen) != plen ||
+		    !mrc_data_fields_ok(mlen, off + total, plen, msk->mss,
+					MRC_MSS_MIN, msn - msk->rcv_msn))
+			return false;
+		ack_req |= !!(ntohs(d->h.flags) & MRC_F_ACK_REQ);
+		total += plen;
+	}
+	/* As for one packet each: the message next in line may exceed the
+	 * buffer; a packet that finds the window used up is a probe, which
+	 * goes alone.
+	 */
+	hol = msn == msk->rcv_msn && skb_queue_empty(&sk->sk_receive_queue);
+	if (!hol && msk->rcv_bytes + total - last >= msk->rcv_edge)
+		return false;
+	p = mrc_gso_payload(skb, seg, hlen);
+	if (!p)
+		return false;
+	/* It holds the batch's pages: charge their share of what the
+	 * batch's buffers take (a driver's pages may hold much more than
+	 * the payload), as each packet of it would have been charged.
+	 */
+	p->truesize = max_t(u32, p->truesize,
+			    mult_frac(skb->truesize, total, skb->len));
+	if ((!hol && mrc_rmem_charged(sk) + p->truesize >
+		     READ_ONCE(sk->sk_rcvbuf)) || !mrc_mem_charge_r(p, sk, hol))
+		goto refuse;
+	rmsg = mrc_rmsg_get(sk, msn, mlen, total);
+	if (IS_ERR(rmsg))
+		goto refuse;
+	if (!mrc_rmsg_insert(rmsg, p, off, total)) {
+		mrc_rmsg_put_empty(rmsg);
+		goto refuse;
+	}
+
+	MRC_ADD(net, IN_DATA, n);
+	MRC_INC(net, IN_DATA_BATCHES);
+	msk->stats.pkts_received += n;
+	/* The next ACK echoes the last packet, as if they came one by one. */
+	mrc_echo_set(msk, d, MRC_IN_CB(skb)->ce);
+	rmsg->got += total;
+	rmsg->mem += p->truesize;
+	mrc_rcv_accepted(msk, n, seg - hlen, total, p->truesize);
+	if (k)
+		MRC_ADD(net, IN_OUT_OF_ORDER, n);
+	high = bitmap_empty(msk->rcv_map, MRC_WND) ? 0 :
+	       find_last_bit(msk->rcv_map, MRC_WND) + 1;
+	for (i = 0; i < n; i++)
+		adv += mrc_rcv_map_add(msk->rcv_map, k + i - adv);
+	msk->rcv_nxt += adv;
+	if (rmsg->got == rmsg->len)
+		mrc_deliver(sk);
+	/* mrc_rcv_data()'s rule, for the batch: its first packet opens a
+	 * hole, or the cumulative point passes packets beyond the batch.
+	 */
+	msk->rcv_unacked += n;
+	if (k > high || adv > n || MRC_IN_CB(skb)->ce || ack_req ||
+	    msk->rcv_unacked >= mrc_ack_every)
+		mrc_send_ack(sk, 0);
+	else
+		mrc_arm_ack_timer(sk);
+	consume_skb(skb);
+	return true;
+
+refuse:
+	kfree_skb(p);
+	return false;
+}
+
+/* The packets of a GSO batch, one skb each, as the UDP stack makes them
+ * for a tunnel socket (udp_rcv_segment()): each at its MRC header, with
+ * @in in its control block (segmentation uses part of skb->cb). NULL, the
+ * batch dropped and counted, when segmentation fails.
+ */
+static struct sk_buff *mrc_gso_split(struct net *net, struct sk_buff *skb,
+				     const struct mrc_in_cb *in)
+{
+	u32 n = DIV_ROUND_UP(skb->len, skb_shinfo(skb)->gso_size);
+	struct sk_buff *segs, *seg;
+
+	__skb_push(skb, -skb_mac_offset(skb));
+	/* Segmentation wants the checksum state the batch had before the
+	 * UDP stack pulled its header, which turned CHECKSUM_PARTIAL into
+	 * CHECKSUM_NONE (skb_postpull_rcsum()): the checksum is verified,
+	 * and nothing checks the segments' again.
+	 */
+	if (!(skb_shinfo(skb)->gso_type & SKB_GSO_FRAGLIST)) {
+		skb->ip_summed = CHECKSUM_PARTIAL;
+		skb->csum_start = skb_transport_header(skb) - skb->head;
+		skb->csum_offset = offsetof(struct udphdr, check);
+	}
+	segs = __skb_gso_segment(skb, NETIF_F_SG | NETIF_F_IP_CSUM |
+				 NETIF_F_IPV6_CSUM, false);
+	if (IS_ERR_OR_NULL(segs)) {
+		/* Not yet counted in InPkts when it never reached a
+		 * connection (no @in yet).
+		 */
+		if (!in)
+			MRC_ADD(net, IN_PKTS, n);
+		if (PTR_ERR(segs) == -ENOMEM)
+			MRC_ADD(net, DROP_NOMEM, n);
+		else
+			MRC_ADD(net, DROP_GSO, n);
+		kfree_skb(skb);
+		return NULL;
+	}
+	consume_skb(skb);
+	for (seg = segs; seg; seg = seg->next) {
+		__skb_pull(seg, skb_transport_offset(seg) +
+			   sizeof(struct udphdr));
+		if (in)
+			*MRC_IN_CB(seg) = *in;
+	}
+	return segs;
+}
+
+/* A GSO batch of DATA for this connection (mrc_udp_rcv() checked that
+ * every packet in it names it): whole if it can be, else packet by packet.
+ */
+static void mrc_rcv_batch(struct sock *sk, struct sk_buff *skb)
+{
+	struct net *net = sock_net(sk);
+	struct sk_buff *segs, *next;
+	struct mrc_in_cb in;
+
+	if (mrc_rcv_data_batch(sk, skb))
+		return;
+	MRC_INC(net, IN_DATA_BATCHES_SPLIT);
+	in = *MRC_IN_CB(skb);
+	segs = mrc_gso_split(net, skb, &in);
+	skb_list_walk_safe(segs, skb, next) {
+		skb_mark_not_on_list(skb);
+		/* Each had a DATA header (mrc_gso_one_conn()). */
+		if (!pskb_may_pull(skb, sizeof(struct mrc_data))) {
+			MRC_INC(net, DROP_NOMEM);
+			kfree_skb(skb);
+			continue;
+		}
+		mrc_rcv(sk, skb);
+	}
 }
 
 /* A packet left the ring: acknowledged cumulatively or selectively, by an
@@ -760,6 +1028,10 @@ static void mrc_rcv(struct sock *sk, struct sk_buff *skb)
 	struct mrc_sock *msk = mrc_sk(sk);
 	struct net *net = sock_net(sk);
 
+	if (skb_is_gso(skb)) {
+		mrc_rcv_batch(sk, skb);
+		return;
+	}
 	switch (msk->state) {
 	case MRC_LISTEN:
 		if (h->type == MRC_PKT_SYN)
@@ -847,16 +1119,52 @@ static void mrc_rcv_locked(struct sock *sk, struct sk_buff *skb)
 	sock_put(sk);
 }
 
-/**
- * mrc_udp_rcv() - encap_rcv of the UDP tunnel socket: one MRC packet
- * @usk: the namespace's UDP tunnel socket
- * @skb: the packet, at its UDP header, checksum verified
- *
- * Runs in softirq under RCU. Every packet is consumed; every drop counted.
- *
- * Return: 0.
+/* Every packet of a GSO batch is DATA of one connection, from one peer
+ * connection, with at least a DATA header: so that it may go to that
+ * connection whole.
  */
-int mrc_udp_rcv(struct sock *usk, struct sk_buff *skb)
+static bool mrc_gso_one_conn(const struct sk_buff *skb)
+{
+	const u32 hlen = sizeof(struct mrc_data);
+	u32 seg = skb_shinfo(skb)->gso_size, i;
+	const struct mrc_data *d, *d0;
+	struct mrc_data buf, buf0;
+
+	if (seg <= hlen)
+		return false;
+	d0 = skb_header_pointer(skb, 0, hlen, &buf0);
+	if (!d0 || d0->h.version != MRC_VERSION || d0->h.type != MRC_PKT_DATA)
+		return false;
+	for (i = seg; i < skb->len; i += seg) {
+		d = skb_header_pointer(skb, i, hlen, &buf);
+		if (!d || d->h.version != MRC_VERSION ||
+		    d->h.type != MRC_PKT_DATA || d->h.dcid != d0->h.dcid ||
+		    d->h.scid != d0->h.scid)
+			return false;
+	}
+	return true;
+}
+
+static void mrc_udp_rcv(struct sock *usk, struct sk_buff *skb);
+
+/* A batch that cannot go to one connection whole: packet by packet. */
+static void mrc_udp_rcv_split(struct sock *usk, struct sk_buff *skb)
+{
+	struct sk_buff *segs, *next;
+
+	MRC_INC(sock_net(usk), IN_DATA_BATCHES_SPLIT);
+	segs = mrc_gso_split(sock_net(usk), skb, NULL);
+	skb_list_walk_safe(segs, skb, next) {
+		skb_mark_not_on_list(skb);
+		mrc_udp_rcv(usk, skb);
+	}
+}
+
+/* One MRC packet, or a GSO batch of them, at its MRC header, its checksum
+ * verified. Runs in softirq under RCU. Every packet is consumed; every
+ * drop counted, once a packet.
+ */
+static void mrc_udp_rcv(struct sock *usk, struct sk_buff *skb)
 {
 	struct net *net = sock_net(usk);
 	const struct ipv6hdr *ip6 = ipv6_hdr(skb);
@@ -867,12 +1175,20 @@ int mrc_udp_rcv(struct sock *usk, struct sk_buff *skb)
 	struct mrc_reply reply;
 	struct sock *sk;
 	unsigned int len;
+	u32 segs = 1;
 
-	MRC_INC(net, IN_PKTS);
+	if (skb_is_gso(skb)) {
+		if (!mrc_gso_one_conn(skb)) {
+			mrc_udp_rcv_split(usk, skb);
+			return;
+		}
+		segs = DIV_ROUND_UP(skb->len, skb_shinfo(skb)->gso_size);
+	}
+	MRC_ADD(net, IN_PKTS, segs);
 	if (unlikely(ip6->nexthdr != IPPROTO_UDP) &&
 	    !mrc_exthdrs_ok(skb_network_header(skb),
 			    skb_transport_header(skb) - skb_network_header(skb))) {
-		MRC_INC(net, DROP_BAD_SRH);
+		MRC_ADD(net, DROP_BAD_SRH, segs);
 		goto drop;
 	}
 	/* IP6CB, where inet6_iif() looks, shares skb->cb with *in. */
@@ -882,11 +1198,10 @@ int mrc_udp_rcv(struct sock *usk, struct sk_buff *skb)
 	in->ce = ce;
 	in->dscp = ipv6_get_dsfield(ip6) >> 2;
 
-	if (!pskb_may_pull(skb, sizeof(struct udphdr) + sizeof(*h))) {
-		MRC_INC(net, DROP_SHORT);
+	if (!pskb_may_pull(skb, sizeof(*h))) {
+		MRC_ADD(net, DROP_SHORT, segs);
 		goto drop;
 	}
-	__skb_pull(skb, sizeof(struct udphdr));
 	h = (const struct mrc_hdr *)skb->data;
 	if (h->version != MRC_VERSION) {
 		MRC_INC(net, DROP_VERSION);
@@ -898,7 +1213,7 @@ int mrc_udp_rcv(struct sock *usk, struct sk_buff *skb)
 		goto drop;
 	}
 	if (!pskb_may_pull(skb, len)) {
-		MRC_INC(net, DROP_SHORT);
+		MRC_ADD(net, DROP_SHORT, segs);
 		goto drop;
 	}
 	h = (const struct mrc_hdr *)skb->data;
@@ -909,7 +1224,7 @@ int mrc_udp_rcv(struct sock *usk, struct sk_buff *skb)
 		else
 			mrc_probe_reply_rcv(net, skb);
 		consume_skb(skb);
-		return 0;
+		return;
 	}
 	if (h->type == MRC_PKT_SYN) {
 		const struct mrc_syn *s = (const struct mrc_syn *)h;
@@ -924,7 +1239,7 @@ int mrc_udp_rcv(struct sock *usk, struct sk_buff *skb)
 	} else {
 		sk = mrc_conn_lookup(net, ntohl(h->dcid));
 		if (!sk) {
-			MRC_INC(net, DROP_NO_CONN);
+			MRC_ADD(net, DROP_NO_CONN, segs);
 			if (h->type != MRC_PKT_RST) {
 				mrc_reply_init(&reply, skb);
 				mrc_send_rst_reply(net, &reply, MRC_RST_NO_CONN);
@@ -933,9 +1248,66 @@ int mrc_udp_rcv(struct sock *usk, struct sk_buff *skb)
 		}
 	}
 	mrc_rcv_locked(sk, skb);
-	return 0;
+	return;
 
 drop:
 	kfree_skb(skb);
-	return 0;
+}
+
+/* GSO kinds that are batches of MRC packets: UDP segmentation (a sender's
+ * GSO, or GRO), possibly as a frag list or from an untrusted source, which
+ * mrc_gso_split() can segment. UFO and UDP tunnel packets cannot be MRC's.
+ */
+#define MRC_GSO_TYPES	(SKB_GSO_UDP_L4 | SKB_GSO_FRAGLIST | SKB_GSO_DODGY)
+
+/**
+ * mrc_udp_data_ready() - sk_data_ready of the UDP tunnel socket
+ * @usk: the namespace's UDP tunnel socket
+ *
+ * The UDP stack calls it in the softirq that queued a packet, under RCU,
+ * once a packet queued: it takes one off the queue (the oldest, which
+ * another CPU may have queued), so that every packet is taken, and no CPU
+ * drains what others keep queuing. It verifies the UDP checksum, which
+ * the stack leaves to a plain socket's reader (udpv6_recvmsg() does the
+ * same), but not a GSO batch's: the stack trusts those (see
+ * udp_post_segment_fix_csum()). The socket has no encap_rcv, so that a
+ * GSO batch is queued whole (see mrc_udp_sock_create()).
+ */
+void mrc_udp_data_ready(struct sock *usk)
+{
+	struct net *net = sock_net(usk);
+	struct sk_buff *skb;
+	bool trusted, bad;
+	int off = 0, err;
+
+	skb = __skb_recv_udp(usk, MSG_DONTWAIT, &off, &err);
+	/* An error report, cleared by reading it, would come before the
+	 * packets; none is expected (errors go to the tunnel's
+	 * encap_err_rcv), but then try once more.
+	 */
+	if (!skb && err != -EAGAIN)
+		skb = __skb_recv_udp(usk, MSG_DONTWAIT, &off, &err);
+	if (!skb)
+		return;
+	trusted = skb_is_gso(skb) || udp_skb_csum_unnecessary(skb);
+	/* The UDP queue kept its scratch data where skb->dev was, which
+	 * udp_skb_csum_unnecessary() read; nothing may take it for a device.
+	 */
+	skb->dev = NULL;
+	if (skb_is_gso(skb) &&
+	    (!(skb_shinfo(skb)->gso_type & SKB_GSO_UDP_L4) ||
+	     (skb_shinfo(skb)->gso_type & ~MRC_GSO_TYPES))) {
+		MRC_INC(net, IN_PKTS);
+		MRC_INC(net, DROP_GSO);
+		kfree_skb(skb);
+		return;
+	}
+	bad = !trusted && __udp_lib_checksum_complete(skb);
+	if (bad) {
+		MRC_INC(net, IN_PKTS);
+		MRC_INC(net, DROP_CSUM);
+		kfree_skb(skb);
+		return;
+	}
+	mrc_udp_rcv(usk, skb);
 }

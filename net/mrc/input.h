@@ -5,7 +5,7 @@
 #include <linux/skbuff.h>
 #include <net/sock.h>
 
-int mrc_udp_rcv(struct sock *usk, struct sk_buff *skb);
+void mrc_udp_data_ready(struct sock *usk);
 int mrc_backlog_rcv(struct sock *sk, struct sk_buff *skb);
 void mrc_rx_purge(struct sock *sk);
 

@@ -72,12 +72,23 @@ bool mrc_ratelimit_take(struct mrc_ratelimit *rl, unsigned int rate)
 
 MRC_DEFINE_ENCAP_ERR_RCV(mrc_encap_err_rcv, mrc_udp_err)
 
+/* The tunnel socket's receive buffer: far more than the UDP payloads a few
+ * CPUs can queue before they take them off again.
+ */
+#define MRC_UDP_RCVBUF	(8 << 20)
+
 static int mrc_udp_sock_create(struct net *net, struct mrc_net *mn)
 {
+	/* A tunnel for ICMP errors (encap_err_*), but no encap_rcv: the UDP
+	 * stack segments every GSO packet it would hand to an encap_rcv
+	 * (udp_unexpected_gso()), while a plain socket that allows GSO gets
+	 * a batch whole. Packets are queued, and mrc_udp_data_ready() takes
+	 * one off the queue for each one queued, in the softirq that queued
+	 * it.
+	 */
 	struct udp_tunnel_sock_cfg tcfg = {
 		.sk_user_data = mn,
 		.encap_type = 1,
-		.encap_rcv = mrc_udp_rcv,
 		.encap_err_lookup = mrc_udp_err_lookup,
 		.encap_err_rcv = mrc_encap_err_rcv,
 	};
@@ -89,12 +100,30 @@ static int mrc_udp_sock_create(struct net *net, struct mrc_net *mn)
 		.use_udp6_tx_checksums = 1,
 		.use_udp6_rx_checksums = 1,
 	};
+	struct sock *sk;
 	int err;
 
 	err = udp_sock_create(net, &cfg, &mn->udp_sock);
 	if (err)
 		return err;
 	setup_udp_tunnel_sock(net, mn->udp_sock, &tcfg);
+	sk = mn->udp_sock->sk;
+	udp_allow_gso(sk);
+	/* GRO merges consecutive packets of one path (the same addresses,
+	 * SRH and ports) into such batches too, as for UDP_GRO.
+	 */
+	udp_set_bit(GRO_ENABLED, sk);
+#ifdef CONFIG_NET_RX_BUSY_POLL
+	/* Its reads run in softirq: never busy-poll there. */
+	WRITE_ONCE(sk->sk_ll_usec, 0);
+#endif
+	/* Room for the batches of every CPU at once: each leaves the queue
+	 * in the softirq that put it there.
+	 */
+	WRITE_ONCE(sk->sk_rcvbuf, MRC_UDP_RCVBUF);
+	write_lock_bh(&sk->sk_callback_lock);
+	sk->sk_data_ready = mrc_udp_data_ready;
+	write_unlock_bh(&sk->sk_callback_lock);
 	return 0;
 }
 

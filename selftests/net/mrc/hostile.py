@@ -182,6 +182,15 @@ class Attack:
         self.case("truncated headers, every length from 0 to the full header",
                   "h2", frames, {"DropShort": len(frames)})
         self.case("zero-length UDP", "h2", [t.make(b"")], {"DropShort": 1})
+        # The tunnel socket verifies the UDP checksum itself (the stack
+        # leaves it to a plain socket's reader): a wrong one, never 0
+        # (which IPv6 refuses before any socket sees it), is counted.
+        frames = []
+        for i in range(5):
+            f = t.make(data(h2, h1, self.psn, self.msn, 0, 100, bytes(100)))
+            f[UDP].chksum = (f[UDP].chksum + 1 + i) % 0xffff or 1
+            frames.append(f)
+        self.case("bad UDP checksums", "h2", frames, {"DropCsum": 5})
         frames = [t.make(hdr(DATA, h2, h1, version=v) + bytes(20))
                   for v in (0, 2, 255)]
         self.case("unknown versions", "h2", frames, {"DropVersion": 3})

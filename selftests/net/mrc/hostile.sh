@@ -13,7 +13,9 @@
 # diagnostics). Then the transfer must complete byte-identical, and the
 # MRC slab objects return to what they were before, once the handshake
 # flood's half-open connections have timed out. The guest log is checked
-# by the harness. rst_rate and probe_rate are lowered to 10 for the run,
+# by the harness. Last, a GSO packet of a kind MRC cannot take (UFO),
+# written to a tap (gso_inject.py), must be dropped and counted whole.
+# rst_rate and probe_rate are lowered to 10 for the run,
 # so that the RSTs for unknown connection ids and the replies to a flood
 # of PROBEs are seen to be limited.
 
@@ -38,6 +40,7 @@ old_probe_rate=$(cat "$PROBE_RATE")
 ACTIVE_CASES=(
 	"truncated headers, every length from 0 to the full header"
 	"zero-length UDP"
+	"bad UDP checksums"
 	"unknown versions"
 	"unknown types"
 	"unknown connection ids (RSTs rate-limited)"
@@ -170,11 +173,36 @@ slab_is_back() {
 	wait_for 120 slab_back
 }
 
-ktap_begin $((${#ACTIVE_CASES[@]} + ${#IDLE_CASES[@]} + 2))
+# A GSO packet of a kind that cannot hold MRC packets (UDP fragmentation
+# offload), written to a tap with a virtio-net header as a VM or a tun
+# user can: the MRC port takes it whole (it takes GSO batches), and must
+# drop and count it (DropGso), not segment it.
+gso_kinds() {
+	local ns=mrc-gso-$RANDOM before after rc=0
+
+	modprobe tun 2> /dev/null
+	ip netns add "$ns" || return 1
+	ip -n "$ns" link set lo up
+	before=$(ip netns exec "$ns" awk '$1 == "DropGso" { print $2 }' /proc/net/mrc_stat)
+	ip netns exec "$ns" python3 "$MRC_SELFTEST_DIR"/gso_inject.py udp || rc=1
+	wait_for 10 mrc_mib_grew "$ns" DropGso "$before" || rc=1
+	after=$(ip netns exec "$ns" awk '$1 == "DropGso" { print $2 }' /proc/net/mrc_stat)
+	echo "DropGso $before -> $after; InPkts $(ip netns exec "$ns" awk '$1 == "InPkts" { print $2 }' /proc/net/mrc_stat)"
+	ip netns del "$ns"
+	return "$rc"
+}
+
+# mrc_mib_grew NS NAME BEFORE: counter NAME of NS is above BEFORE.
+mrc_mib_grew() {
+	[ "$(ip netns exec "$1" awk -v n="$2" '$1 == n { print $2 }' /proc/net/mrc_stat)" -gt "$3" ]
+}
+
+ktap_begin $((${#ACTIVE_CASES[@]} + ${#IDLE_CASES[@]} + 3))
 run_all > "$tmp/run.log" 2>&1 || { echo "# setup failed:"; sed 's/^/#   /' "$tmp/run.log"; }
 for c in "${ACTIVE_CASES[@]}" "${IDLE_CASES[@]}"; do
 	run_test "$c" case_held "$c"
 done
 run_test "the transfer completed byte-identical" transfer_intact
 run_test "MRC slab objects back to where they started" slab_is_back
+run_test "a UFO packet to the MRC port: dropped whole (DropGso)" gso_kinds
 ktap_end

@@ -16,9 +16,14 @@
 # own router's SID k and then the peer's: segments fd00:n::e0k,
 # fd00:m::e0k. Every packet with an SRH that arrives on eth0 (MRC's: ND and
 # the barriers' TCP have none) passes an ingress filter that drops those
-# for this guest's SID 2 while plane 2 is down (a tc gact action, pass
-# otherwise) and then netem on ifb0: 1% loss, 2 ms +- 1 ms of delay, which
-# reorders. Every drop is counted where it happens, so that, over a case,
+# for this guest's SID 2 while plane 2 is down (the filter's action is
+# switched to a gact drop) and then netem on ifb0: 1% loss, 2 ms +- 1 ms
+# of delay, which reorders. GRO may have merged packets of one path into
+# one buffer by then, which a tc drop counts once; so every drop is counted
+# in packets, from the packet counts of tc's statistics, which count a
+# merged buffer's packets: plane 2's drops are what the drop action saw,
+# netem's what the redirect to ifb0 passed less what netem sent on
+# (nothing is left queued once the transfers are over). Over a case,
 #
 #   the MRC packets the peer sent (its OutPkts)
 #     = those this guest received (InPkts) + plane 2's drops + netem's
@@ -49,8 +54,11 @@ NS=mrcx-h
 K=4
 # The plane that fails in case 4.
 DOWN=2
-# The index of the gact action that passes or drops it.
-GACT=7002
+# The indexes of the gact actions that pass or drop it, and of the
+# redirect to netem.
+GACT_PASS=7002
+GACT_DROP=7003
+MIRRED=7004
 # 64 KiB messages, per connection; two connections each way.
 COUNT=$(slow_count 100)
 # How long the transfers of case 4 send: plane 2 fails and heals within.
@@ -137,11 +145,13 @@ setup() {
 	EOF
 	# What arrives with an SRH: plane 2's switch, then netem.
 	tc -batch - <<-EOF || return 1
-		actions add action gact pass index $GACT
+		actions add action gact pass index $GACT_PASS
+		actions add action gact drop index $GACT_DROP
+		actions add action mirred egress redirect dev ifb0 index $MIRRED
 		qdisc add dev ifb0 root netem delay 2ms 1ms loss 1% limit 10000
 		qdisc add dev $dev clsact
-		filter add dev $dev ingress pref 1 protocol ipv6 flower dst_ip fd00:$me::e0$DOWN action gact index $GACT
-		filter add dev $dev ingress pref 2 protocol ipv6 u32 match ip6 protocol 43 0xff action mirred egress redirect dev ifb0
+		filter add dev $dev ingress pref 1 handle 1 protocol ipv6 flower dst_ip fd00:$me::e0$DOWN action gact index $GACT_PASS
+		filter add dev $dev ingress pref 2 protocol ipv6 u32 match ip6 protocol 43 0xff action mirred index $MIRRED
 	EOF
 	for ((k = 1; k <= K; k++)); do
 		cmds+="path add $peer_host/128 segs fd00:$me::e0$k,fd00:$peer::e0$k id $k"$'\n'
@@ -150,13 +160,20 @@ setup() {
 	wait_for 10 ip netns exec "$NS" ip -6 route get "$peer_host" > /dev/null
 }
 
-# plane_down drop|pass: plane 2's switch, this guest's side of it.
+# plane_down drop|pass: plane 2's switch, this guest's side of it. The
+# filter's action is replaced at once, so that the drop action sees only
+# what it drops.
 plane_down() {
-	tc actions change action gact "$1" index "$GACT"
+	local index=$GACT_PASS
+
+	[ "$1" = drop ] && index=$GACT_DROP
+	tc filter replace dev "$dev" ingress pref 1 handle 1 protocol ipv6 \
+		flower dst_ip "fd00:$me::e0$DOWN" action gact index "$index"
 }
 
-# The drops of a tc statistics line, "Sent ... (dropped N, ...", as "n N".
-tc_dropped='/Sent/ { for (i = 1; i < NF; i++) if ($i == "(dropped") { sub(/,/, "", $(i + 1)); print n, $(i + 1); exit } }'
+# The packets of a tc statistics line, "Sent B bytes P pkt ...", as "n P":
+# a buffer that GRO merged counts as its packets there.
+tc_packets='/Sent/ { for (i = 1; i < NF; i++) if ($i == "pkt") { print n, $(i - 1); exit } }'
 
 # The packets the CPUs' backlogs dropped (the second column of
 # softnet_stat, in hex).
@@ -175,8 +192,9 @@ softnet_dropped() {
 counters() {
 	{
 		ip netns exec "$NS" cat /proc/net/mrc_stat
-		tc -s actions get action gact index "$GACT" | awk -v n=LinkPlaneDropped "$tc_dropped"
-		tc -s qdisc show dev ifb0 | awk -v n=LinkNetemDropped "$tc_dropped"
+		tc -s actions get action gact index "$GACT_DROP" | awk -v n=LinkPlaneDropped "$tc_packets"
+		tc -s actions get action mirred index "$MIRRED" | awk -v n=LinkToNetem "$tc_packets"
+		tc -s qdisc show dev ifb0 | awk -v n=LinkFromNetem "$tc_packets"
 		echo "BacklogDropped $(softnet_dropped)"
 		echo "NicRxDropped $(cat "/sys/class/net/$dev/statistics/rx_dropped")"
 	} > "$1"
@@ -207,10 +225,10 @@ counters_agree() {
 	sent=$(delta "$pb" "$pa" OutPkts)
 	got=$(delta "$b" "$a" InPkts)
 	plane=$(delta "$b" "$a" LinkPlaneDropped)
-	netem=$(delta "$b" "$a" LinkNetemDropped)
+	netem=$(($(delta "$b" "$a" LinkToNetem) - $(delta "$b" "$a" LinkFromNetem)))
 	echo "$peer_role -> $role: $peer_role sent $sent MRC packets; $role received $got, the link dropped $netem (netem) and $plane (plane $DOWN down); also dropped: backlog +$(delta "$b" "$a" BacklogDropped), NIC +$(delta "$b" "$a" NicRxDropped)"
 	echo "  $peer_role: $(grown "$pb" "$pa" 'OutPkts|OutData|OutDataSkbs|OutAcks|OutRetrans|PathsRetired|PathsRestored|RackLost|PathTimeLost|Rto')"
-	echo "  $role: $(grown "$b" "$a" 'InPkts|InData|InAcks|DropDup|InOutOfOrder|PathsRetired|PathsRestored|RackLost|PathTimeLost|Rto')"
+	echo "  $role: $(grown "$b" "$a" 'InPkts|InData|InDataBatches|InAcks|DropDup|InOutOfOrder|PathsRetired|PathsRestored|RackLost|PathTimeLost|Rto')"
 	[ "$sent" -gt 0 ] || { echo "the peer sent nothing"; bad=1; }
 	if [ "$sent" -ne $((got + plane + netem)) ]; then
 		echo "$sent sent != $got received + $netem + $plane dropped: the two sides disagree"
