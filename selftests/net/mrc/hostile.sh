@@ -178,23 +178,22 @@ slab_is_back() {
 # user can: the MRC port takes it whole (it takes GSO batches), and must
 # drop and count it (DropGso), not segment it.
 gso_kinds() {
-	local ns=mrc-gso-$RANDOM before after rc=0
+	local ns=mrc-gso-$RANDOM before rc=0
 
 	modprobe tun 2> /dev/null
 	ip netns add "$ns" || return 1
 	ip -n "$ns" link set lo up
-	before=$(ip netns exec "$ns" awk '$1 == "DropGso" { print $2 }' /proc/net/mrc_stat)
+	before=$(mrc_mib "$ns" DropGso)
 	ip netns exec "$ns" python3 "$MRC_SELFTEST_DIR"/gso_inject.py udp || rc=1
-	wait_for 10 mrc_mib_grew "$ns" DropGso "$before" || rc=1
-	after=$(ip netns exec "$ns" awk '$1 == "DropGso" { print $2 }' /proc/net/mrc_stat)
-	echo "DropGso $before -> $after; InPkts $(ip netns exec "$ns" awk '$1 == "InPkts" { print $2 }' /proc/net/mrc_stat)"
+	wait_for 10 gso_dropped "$ns" "$before" || rc=1
+	echo "DropGso $before -> $(mrc_mib "$ns" DropGso); InPkts $(mrc_mib "$ns" InPkts)"
 	ip netns del "$ns"
 	return "$rc"
 }
 
-# mrc_mib_grew NS NAME BEFORE: counter NAME of NS is above BEFORE.
-mrc_mib_grew() {
-	[ "$(ip netns exec "$1" awk -v n="$2" '$1 == n { print $2 }' /proc/net/mrc_stat)" -gt "$3" ]
+# gso_dropped NS BEFORE: DropGso of NS is above BEFORE.
+gso_dropped() {
+	[ "$(mrc_mib "$1" DropGso)" -gt "$2" ]
 }
 
 ktap_begin $((${#ACTIVE_CASES[@]} + ${#IDLE_CASES[@]} + 3))
