@@ -719,7 +719,9 @@ struct mrc_stats {
  * @rack_excess_us: how much longer than its path's srtt + 4 rttvar that
  *	packet took to be acknowledged: when this host or the peer did not
  *	run for a while, every packet was late by that much, and the paths'
- *	timeouts wait as much longer (mrc_path_timeout_us())
+ *	timeouts wait as much longer (mrc_path_timeout_us()); or, when more,
+ *	the previous reference's excess less how much later this packet was
+ *	sent (a stall's late ACKs inflate the srtt it is measured against)
  * @busy_gen: busy periods so far: it counts the packets sent with nothing
  *	outstanding (the connection was idle); a path's late run from an
  *	earlier one may be old news (mrc_cp_late())

@@ -458,8 +458,23 @@ void mrc_cp_on_delivered(struct sock *sk, const struct mrc_tx_cb *cb, u32 now,
 	}
 	excess = now - cb->xmit_us - cs->srtt_us - 4 * cs->rttvar_us;
 	if (!msk->rack_xmit_us || mrc_after(cb->xmit_us, msk->rack_xmit_us)) {
+		/* A packet sent later and caught by the same stall is as
+		 * late, less how much later it was sent. Its own measure can
+		 * say less: the late ACKs before it fed their RTTs to its
+		 * path's srtt and variation (one burst of ACKs held 300 ms
+		 * took a path's from 16 and 6 ms to 52 and 76), which must
+		 * not make the stall look over while packets it held are
+		 * still out. Once what was sent after the stall is
+		 * delivered, the old excess is spent.
+		 */
+		s32 kept = msk->rack_xmit_us ?
+			   (s32)(msk->rack_excess_us -
+				 (cb->xmit_us - msk->rack_xmit_us)) : 0;
+
+		if (!cs->srtt_us || excess < kept)
+			excess = kept;
 		msk->rack_xmit_us = cb->xmit_us;
-		msk->rack_excess_us = cs->srtt_us && excess > 0 ? excess : 0;
+		msk->rack_excess_us = max(excess, 0);
 	} else if (cs->srtt_us && excess > (s32)msk->rack_excess_us) {
 		/* An older packet, acknowledged later than its own path
 		 * allows, by an ACK with nothing sent later in it (so far):
