@@ -478,6 +478,46 @@ fab_link_qdisc() {
 	done <<< "$ends"
 }
 
+# fab_link_blackhole H K DIR: everything sent in direction DIR vanishes
+# where it arrives, at the far end's clsact ingress hook (a matchall drop
+# filter), as on a switch that drops it: the sender is told nothing (a
+# drop at its own egress would return NET_XMIT_DROP, a local drop), and
+# the sending side's qdisc, with its shaping, stays as it was.
+# fab_link_unblackhole H K DIR removes the filter again, in one change.
+# Replacing the root qdisc by netem loss 100% and shaping the link again
+# takes several tc commands, each slow under emulation: the link is
+# unshaped between them, then shaped without its marking child, and
+# grafting that child purges the queue the tbf built meanwhile, a burst of
+# losses a moment after the heal.
+fab_link_far_ends() {
+	case "$3" in
+	up) fab_link_ends "$1" "$2" down ;;
+	down) fab_link_ends "$1" "$2" up ;;
+	*) fab_link_ends "$1" "$2" "$3" ;;
+	esac
+}
+
+fab_link_blackhole() {
+	local ends ns dev
+
+	ends=$(fab_link_far_ends "$1" "$2" "$3") || return 1
+	while read -r ns dev; do
+		tc -n "$ns" qdisc show dev "$dev" | grep -q '^qdisc clsact' ||
+			tc -n "$ns" qdisc add dev "$dev" clsact || return 1
+		tc -n "$ns" filter add dev "$dev" ingress pref 1 matchall \
+			action drop || return 1
+	done <<< "$ends"
+}
+
+fab_link_unblackhole() {
+	local ends ns dev
+
+	ends=$(fab_link_far_ends "$1" "$2" "$3") || return 1
+	while read -r ns dev; do
+		tc -n "$ns" filter del dev "$dev" ingress pref 1 || return 1
+	done <<< "$ends"
+}
+
 # fab_link_clear H K DIR: remove the root qdisc set on that direction, back
 # to the device's default; nothing to remove is not an error.
 fab_link_clear() {

@@ -4,9 +4,10 @@
 # recovery.sh OUT.json: the recovery timeline under a blackhole, in one
 # guest run. Two hosts of the test fabric, 4 planes, every host-spine link
 # limited to RATE (default 20 Mbit/s) and marking ECN. A transfer runs
-# from host 1 to host 2; at t = 1 s plane 2 is blackholed (netem loss
-# 100% on host 1's link to spine 2, the link stays up), at t = 3 s it is
-# healed. The same
+# from host 1 to host 2; at t = 1 s plane 2 is blackholed (spine 2 drops
+# what host 1 sends it, silently; the link and its shaping stay up),
+# at t = 3 s it is healed by removing the filter (fab_link_blackhole).
+# The same
 # failure for:
 #  - MRC, one connection spraying over one path per plane;
 #  - MPTCP, one connection with one subflow per plane;
@@ -138,10 +139,10 @@ run() {
 	# Stamped before the change: ip netns exec is slow under emulation,
 	# and the failure takes effect at some point while it runs.
 	echo "$(date +%s.%N) fail" > "$cap/events-$proto-$r"
-	fab_link_qdisc 1 2 up netem loss 100%
+	fab_link_blackhole 1 2 up
 	sleep 2
 	echo "$(date +%s.%N) heal" >> "$cap/events-$proto-$r"
-	fab_link_shape 1 2 up "${rate}mbit"
+	fab_link_unblackhole 1 2 up
 	wait "$cpid"
 	wait "$spid"
 	# Every packet the kernel gave tcpdump is written before it stops;
