@@ -217,6 +217,33 @@ test_netem() {
 	fi
 }
 
+# A blackhole on host 1's uplink to plane 3 (a drop filter at spine 3's
+# ingress): pings through spine 3 fail while it stands, although host 1's
+# shaping tbf still sends them, and pass again once it is removed, with
+# the tbf left in place.
+test_blackhole() {
+	local ns n
+
+	have_fabric || return 1
+	ns=$(fab_ns_host 1)
+	fab_link_shape 1 3 up 100mbit || return 1
+	srv6_route 1 2 "$(fab_sid 3)" || return 1
+	fab_link_blackhole 1 3 up || return 1
+	if fab_ping 1 2 > /dev/null; then
+		echo "ping through plane 3 works while it is blackholed"
+		fab_link_unblackhole 1 3 up
+		return 1
+	fi
+	n=$(qdisc_packets "$ns" p3 tbf)
+	fab_link_unblackhole 1 3 up || return 1
+	fab_ping 1 2 || { echo "ping through plane 3 fails after the heal"; return 1; }
+	plain_route 1 2
+	tc -n "$ns" qdisc show dev p3 | grep -q tbf ||
+		{ echo "the tbf on p3 is gone after the heal"; return 1; }
+	fab_link_clear 1 3 up
+	[ "$n" -ge 1 ] || { echo "the tbf on p3 sent $n packets while blackholed"; return 1; }
+}
+
 # A shaped downlink (spine 4 to host 2): netem delay with a tbf child,
 # both of which the pings through spine 4 go through.
 test_shape() {
@@ -347,6 +374,7 @@ run_test "link up on plane 2: SRv6 via plane 2 works again" test_link_up
 run_test "link to plane 3 deleted, then created anew: SRv6 works again" test_link_readd
 run_test "netem delay on an uplink: the pings went through it" test_netem
 run_test "tbf under netem on a downlink: the pings went through both" test_shape
+run_test "blackhole on an uplink: pings fail, its tbf still sends; healed in one change" test_blackhole
 run_test "fab_mtu 9000 on every link end" test_mtu
 run_test "pcap_mrc.py: UDP through an SRv6 route" test_pcap_udp
 run_test "fab_paths: 4 planes x 2 SIDs with ids j*K+k" test_paths
