@@ -478,7 +478,10 @@ static void mrc_send_batch(struct sock *sk, struct sk_buff **pkts, u32 n,
 		mrc_xmit_batch(sk, pkts, n, p, now);
 }
 
-static void mrc_retransmit_lost(struct sock *sk)
+/* Send again what is declared lost, oldest first, within the congestion
+ * window; with @head, the first goes whatever the window.
+ */
+static void mrc_retransmit_lost(struct sock *sk, bool head)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
 	u32 psn, now = 0;
@@ -492,7 +495,7 @@ static void mrc_retransmit_lost(struct sock *sk)
 
 		if (!skb || !MRC_TX_CB(skb)->lost)
 			continue;
-		if (mrc_inflight(msk) >= msk->cwnd)
+		if (mrc_inflight(msk) >= msk->cwnd && !head)
 			break;
 		/* Read once something is to go, and again after each. */
 		if (!now)
@@ -508,6 +511,7 @@ static void mrc_retransmit_lost(struct sock *sk)
 		MRC_TX_CB(skb)->ack_req = mrc_inflight(msk) >= msk->cwnd;
 		mrc_xmit_data(sk, skb, i, now);
 		now = 0;
+		head = false;
 		/* The local queue is full: no more into it until the tick. */
 		if (MRC_TX_CB(skb)->qdrop)
 			break;
@@ -725,7 +729,7 @@ void mrc_push(struct sock *sk)
 	if (!msk->outstanding && !timer_pending(&msk->rtx_timer))
 		msk->rto_deadline = jiffies + usecs_to_jiffies(mrc_rto_us(sk));
 	mrc_cp_refresh(sk);
-	mrc_retransmit_lost(sk);
+	mrc_retransmit_lost(sk, false);
 	mrc_send_new(sk, false);
 
 	if (msk->outstanding) {
@@ -1274,7 +1278,11 @@ static void mrc_rto_fired(struct sock *sk)
 	msk->cwnd = 2;
 	msk->cwnd_cnt = 0;
 	msk->in_recovery = false;
-	mrc_retransmit_lost(sk);
+	/* The oldest goes whatever the window, as TCP retransmits the head
+	 * of its queue: packets young for their paths, still counted in
+	 * flight, may fill the two packets, and the RTO would send nothing.
+	 */
+	mrc_retransmit_lost(sk, true);
 }
 
 /* With data to send and no usable path (every one assumed bad, denied or
