@@ -507,6 +507,10 @@ struct mrc_cpaths {
  *	is unreachable from this host, and the packet never left it
  * @qdrop: a queue of this host dropped its latest transmission (the
  *	output returned NET_XMIT_DROP): it never left, for congestion here
+ * @probed: its latest transmission is a tail probe (mrc_tail_probe()), and
+ *	@lost_pidx and @lost_xmit_us name the copy it replaced, not yet
+ *	known lost: an ACK that echoes the probe's copy shows it was
+ *	(mrc_tail_repaired())
  */
 #define MRC_PIDX_NONE	U16_MAX
 
@@ -527,7 +531,8 @@ struct mrc_tx_cb {
 	   trimmed:1,
 	   nobuf:1,
 	   noroute:1,
-	   qdrop:1;
+	   qdrop:1,
+	   probed:1;
 };
 
 #define MRC_TX_CB(skb)	((struct mrc_tx_cb *)(skb)->cb)
@@ -728,6 +733,10 @@ struct mrc_stats {
  * @late_due_us: the earliest &mrc_cpstate.late_until_us of the paths, or
  *	0: none is due for retirement
  * @delivery_us: when an ACK last acknowledged something new; 0 never
+ * @tlp_out: a tail probe went out and no ACK has acknowledged anything
+ *	new since (mrc_tail_probe())
+ * @tlp_xmit_us: when the latest tail probe went out: a duplicate that
+ *	echoes it says only that the probe was not needed
  * @last_trim_us: when a NACK(TRIMMED) last came; 0 never
  * @trim_cut_us: when a trim last cut the window; 0 never
  * @backoff: RTO doublings since the last progress
@@ -842,6 +851,8 @@ struct mrc_sock {
 	u32 busy_gen;
 	u32 late_due_us;
 	u32 delivery_us;
+	bool tlp_out;
+	u32 tlp_xmit_us;
 	u32 last_trim_us;
 	u32 trim_cut_us;
 	u8 backoff;

@@ -668,11 +668,11 @@ static void mrc_rcv_batch(struct sock *sk, struct sk_buff *skb)
 }
 
 /* A packet left the ring: acknowledged cumulatively or selectively, by an
- * ACK whose mark, if any, belongs to entry @marked (else -1) and which
- * echoed @tsecr.
+ * ACK whose mark, if any, belongs to entry @marked (else -1), which
+ * echoed @tsecr, and which said whether that was a duplicate (@dup).
  */
 static u32 mrc_tx_delivered(struct sock *sk, u32 psn, u32 now, int marked,
-			    u32 tsecr)
+			    u32 tsecr, bool dup)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
 	struct sk_buff *skb = mrc_txq_get(msk, psn);
@@ -683,6 +683,10 @@ static u32 mrc_tx_delivered(struct sock *sk, u32 psn, u32 now, int marked,
 	cb = MRC_TX_CB(skb);
 	msk->stats.bytes_acked += cb->len;
 	mrc_cp_on_delivered(sk, cb, now, (int)cb->pidx == marked, tsecr);
+	/* The probe's copy arrived first: the first copy did not. */
+	if (cb->probed && !dup && tsecr == cb->xmit_us &&
+	    cb->lost_pidx != MRC_PIDX_NONE)
+		mrc_tail_repaired(sk, cb);
 	if (cb->xmits > 1 && !cb->via_rto) {
 		msk->stats.sack_recovered++;
 		MRC_INC(sock_net(sk), SACK_RECOVERED);
@@ -721,7 +725,7 @@ static void mrc_rcv_ack(struct sock *sk, struct sk_buff *skb)
 	struct net *net = sock_net(sk);
 	u32 cum = ntohl(a->cum_psn), now = mrc_now_us();
 	u16 flags = ntohs(a->h.flags);
-	bool ce = flags & MRC_F_ECE;
+	bool ce = flags & MRC_F_ECE, dup = flags & MRC_F_DUP;
 	u32 delivered = 0, psn, tsecr;
 	s32 delay = -1;
 	unsigned long bit;
@@ -754,12 +758,12 @@ static void mrc_rcv_ack(struct sock *sk, struct sk_buff *skb)
 	if (mrc_after(cum, msk->snd_una)) {
 		for (psn = msk->snd_una; mrc_before(psn, cum); psn++)
 			delivered += mrc_tx_delivered(sk, psn, now,
-						      ce ? p : -1, tsecr);
+						      ce ? p : -1, tsecr, dup);
 		msk->snd_una = cum;
 	}
 	for_each_set_bit(bit, sack, MRC_SACK_BITS)
 		delivered += mrc_tx_delivered(sk, cum + 1 + bit, now,
-					      ce ? p : -1, tsecr);
+					      ce ? p : -1, tsecr, dup);
 
 	if ((flags & MRC_F_FIN_ACK) && (msk->fin & MRC_FIN_SENT) &&
 	    !msk->outstanding && skb_queue_empty(&sk->sk_write_queue))
@@ -768,14 +772,18 @@ static void mrc_rcv_ack(struct sock *sk, struct sk_buff *skb)
 		msk->stats.ecn_marks++;
 		MRC_INC(net, ECN_ECHOED);
 	}
-	if (flags & MRC_F_DUP) {
+	if (dup) {
 		/* A retransmission was spurious: the path of the copy that
-		 * came late may allow more reordering.
+		 * came late may allow more reordering. A tail probe that was
+		 * not needed (only the first copy's ACK was lost, or late)
+		 * says neither, and never counted for undoing a reduction.
 		 */
 		MRC_INC(net, SPURIOUS_RETRANS);
-		if (p >= 0)
-			mrc_cp_on_dup(sk, p, tsecr);
-		mrc_cc_on_spurious(sk);
+		if (!msk->tlp_xmit_us || tsecr != msk->tlp_xmit_us) {
+			if (p >= 0)
+				mrc_cp_on_dup(sk, p, tsecr);
+			mrc_cc_on_spurious(sk);
+		}
 	}
 	/* A DUP ACK echoes the clock of a packet that was not needed, which
 	 * anyone may have sent: it gives no RTT.
@@ -802,6 +810,7 @@ static void mrc_rcv_ack(struct sock *sk, struct sk_buff *skb)
 
 	if (delivered) {
 		msk->delivery_us = now | 1;
+		msk->tlp_out = false;
 		msk->backoff = 0;
 		mrc_cc_on_ack(sk, delivered, delay, ce);
 		mrc_sndbuf_expand(sk);

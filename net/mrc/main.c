@@ -56,6 +56,10 @@ unsigned int mrc_ack_delay_us __read_mostly = 1000;
 module_param_named(ack_delay_us, mrc_ack_delay_us, uint, 0644);
 MODULE_PARM_DESC(ack_delay_us, "Longest delay of an ACK, us, rounded up to a jiffy (default 1000)");
 
+bool mrc_tail_probes __read_mostly = true;
+module_param_named(tail_probes, mrc_tail_probes, bool, 0644);
+MODULE_PARM_DESC(tail_probes, "Send the newest packet in flight again when it goes unanswered for its path's timeout, before the RTO (default Y)");
+
 unsigned int mrc_auto_paths __read_mostly = 16;
 module_param_named(auto_paths, mrc_auto_paths, uint, 0644);
 MODULE_PARM_DESC(auto_paths, "Entropy-only paths of a connection with no path set, 1-256 (default 16)");

@@ -516,9 +516,10 @@ void mrc_cp_on_trimmed(struct sock *sk, const struct mrc_tx_cb *cb)
 }
 
 /**
- * mrc_cp_on_unsent() - a trimmed packet no longer counts in flight on its path
+ * mrc_cp_on_unsent() - a packet no longer counts in flight on its path
  * @sk: the socket, locked
- * @cb: the packet, just marked for retransmission
+ * @cb: the packet: trimmed and just marked for retransmission, or about
+ *	to be sent again as a tail probe
  */
 void mrc_cp_on_unsent(struct sock *sk, const struct mrc_tx_cb *cb)
 {
@@ -540,16 +541,33 @@ void mrc_cp_on_unsent(struct sock *sk, const struct mrc_tx_cb *cb)
  */
 void mrc_cp_on_lost(struct sock *sk, struct mrc_tx_cb *cb)
 {
-	struct mrc_sock *msk = mrc_sk(sk);
-	struct mrc_cpstate *cs = &mrc_cp_sts(msk)[cb->pidx];
-	struct mrc_path *p = mrc_cps(msk)->p[cb->pidx].path;
+	struct mrc_cpstate *cs = &mrc_cp_sts(mrc_sk(sk))[cb->pidx];
 
 	cb->lost_pidx = cb->pidx;
 	cb->lost_xmit_us = cb->xmit_us;
-	if (!cs->lost_xmit_us || mrc_after(cb->xmit_us, cs->lost_xmit_us))
-		cs->lost_xmit_us = cb->xmit_us;
+	cb->probed = 0;
 	if (cs->inflight)
 		cs->inflight--;
+	mrc_cp_charge_loss(sk, cb->pidx, cb->xmit_us);
+}
+
+/**
+ * mrc_cp_charge_loss() - a copy sent on a path was lost
+ * @sk: the socket, locked
+ * @i: the entry of the path
+ * @xmit_us: when the copy was sent
+ *
+ * The path's loss count, the latest of its copies known lost (for a late
+ * arrival to show), and its credits.
+ */
+void mrc_cp_charge_loss(struct sock *sk, u32 i, u32 xmit_us)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+	struct mrc_cpstate *cs = &mrc_cp_sts(msk)[i];
+	struct mrc_path *p = mrc_cps(msk)->p[i].path;
+
+	if (!cs->lost_xmit_us || mrc_after(xmit_us, cs->lost_xmit_us))
+		cs->lost_xmit_us = xmit_us;
 	WRITE_ONCE(cs->losses, cs->losses + 1);
 	if (p)
 		mrc_path_count(p, MRC_PC_LOSSES, 1);
@@ -557,7 +575,7 @@ void mrc_cp_on_lost(struct sock *sk, struct mrc_tx_cb *cb)
 	 * drops for congestion gets fewer packets, and one that failed
 	 * gets few while its loss run grows (mrc_cp_late()).
 	 */
-	mrc_cps(msk)->p[cb->pidx].credit = 0;
+	mrc_cps(msk)->p[i].credit = 0;
 }
 
 /**

@@ -267,6 +267,7 @@ static void mrc_count_xmit(struct sock *sk, struct mrc_tx_cb *cb, u32 i,
 	struct mrc_sock *msk = mrc_sk(sk);
 
 	cb->xmit_us = now;
+	cb->probed = 0;
 	if (cb->xmits < U8_MAX)
 		cb->xmits++;
 	if (cb->xmits > 1)
@@ -710,9 +711,138 @@ void mrc_sndbuf_expand(struct sock *sk)
 	sk->sk_write_space(sk);
 }
 
+/* A path's timeout without the allowances that mrc_path_timeout_us() adds
+ * for stalls: its RTT, four variations and its reordering window.
+ */
+static u32 mrc_path_due_us(const struct mrc_sock *msk,
+			   const struct mrc_cpstate *cs)
+{
+	return max(cs->srtt_us, cs->rack_rtt_us) + 4 * cs->rttvar_us +
+	       mrc_reo_wnd_us(msk, cs);
+}
+
+/* The newest packet in flight, if a tail probe may resend it: one
+ * declared lost, trimmed, or dropped or unrouted here is being repaired
+ * by its own rule already.
+ */
+static struct sk_buff *mrc_tail_skb(const struct mrc_sock *msk)
+{
+	u32 psn = msk->snd_nxt;
+
+	while (mrc_after(psn, msk->snd_una)) {
+		struct sk_buff *skb = mrc_txq_get(msk, --psn);
+		const struct mrc_tx_cb *cb;
+
+		if (!skb)
+			continue;
+		cb = MRC_TX_CB(skb);
+		if (cb->lost || cb->trimmed || cb->qdrop || cb->noroute ||
+		    cb->pidx == MRC_PIDX_NONE)
+			return NULL;
+		return skb;
+	}
+	return NULL;
+}
+
+/* How long the newest packet in flight, @cb, may go unanswered before a
+ * tail probe: its path's timeout as the loss detector takes it when a
+ * packet sent later was delivered (its RTT, four variations and its
+ * reordering window, mrc_path_due_us(); RFC 8985's PTO of twice the srtt
+ * would fire early on a path whose RTT varies, as every path of a guest
+ * or a shared host does), plus the excess delay of the latest delivery
+ * (&mrc_sock.rack_excess_us: when this host or the peer did not run for
+ * a while, everything is late), plus the longest the peer may hold the
+ * ACK unless the packet asked for one at once. 0 before the path has an
+ * RTT sample: the RTO covers that.
+ */
+static u32 mrc_tail_pto_us(struct mrc_sock *msk, const struct mrc_tx_cb *cb)
+{
+	const struct mrc_cpstate *cs = &mrc_cp_sts(msk)[cb->pidx];
+
+	if (!cs->srtt_us)
+		return 0;
+	return mrc_path_due_us(msk, cs) + msk->rack_excess_us +
+	       (cb->ack_req ? 0 : mrc_ack_hold_us());
+}
+
+/* The tail loss probe (RFC 8985, section 7). RACK and the paths' timeouts
+ * declare a packet lost once something sent after it is delivered; when
+ * the last packets sent, or the ACKs for them, are lost, nothing later
+ * comes, and only the RTO would. So when the newest packet in flight has
+ * gone unanswered for its PTO (mrc_tail_pto_us(), counted from its
+ * transmission or the latest delivery, whichever is later), with nothing
+ * waiting to be retransmitted, it is sent again on another path, asking
+ * for an ACK at once. The ACK that answers it covers everything the peer
+ * holds: loss detection then finds what is missing. One probe per
+ * silence: the next one waits for an ACK that acknowledges something new.
+ * Until the probe is due, the retransmission timer is set to fire for it,
+ * unless the RTO comes first.
+ */
+static void mrc_tail_probe(struct sock *sk)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+	struct sk_buff *skb;
+	struct mrc_tx_cb *cb;
+	u32 now, pto, since;
+	s32 left;
+	int i;
+
+	if (!READ_ONCE(mrc_tail_probes) || msk->tlp_out || msk->lost ||
+	    !msk->outstanding || msk->outage_start)
+		return;
+	skb = mrc_tail_skb(msk);
+	if (!skb)
+		return;
+	cb = MRC_TX_CB(skb);
+	pto = mrc_tail_pto_us(msk, cb);
+	if (!pto)
+		return;
+	now = mrc_now_us() ?: 1;
+	/* The more recent of the two, by age: a delivery long ago may look
+	 * later in serial arithmetic once the clock has wrapped.
+	 */
+	since = cb->xmit_us;
+	if (msk->delivery_us && now - msk->delivery_us < now - since)
+		since = msk->delivery_us;
+	left = (s32)(since + pto - now);
+	if (left > 0) {
+		if (time_before(jiffies + usecs_to_jiffies(left),
+				msk->rto_deadline))
+			mrc_arm_rtx_at(sk, left);
+		return;
+	}
+	/* A path of its own, away from the first copy's, as a repair gets
+	 * (mrc_retransmit_lost()), starting no flowcell.
+	 */
+	mrc_cps(msk)->cell = 1;
+	i = mrc_cp_choose(sk, cb->pidx, now);
+	if (i < 0)
+		return;
+	/* The copy in flight no longer counts on its path: the packet is
+	 * the new copy's now, on whichever path it goes. The packet keeps
+	 * the first copy's path and send time, as for a copy declared lost,
+	 * but it is not known lost until an ACK echoes the probe's copy.
+	 */
+	mrc_cp_on_unsent(sk, cb);
+	cb->lost_pidx = cb->pidx;
+	cb->lost_xmit_us = cb->xmit_us;
+	cb->ack_req = 1;
+	mrc_xmit_data(sk, skb, i, now);
+	cb->probed = 1;
+	/* It repairs nothing known lost: neither it nor the duplicate it
+	 * may draw counts towards undoing a window reduction (see
+	 * mrc_rcv_ack()).
+	 */
+	msk->undo_retrans--;
+	msk->tlp_out = true;
+	msk->tlp_xmit_us = cb->xmit_us;
+	MRC_INC(sock_net(sk), TAIL_PROBES);
+}
+
 /**
  * mrc_push() - send what the windows allow: repairs first, then new data,
- * then the FIN once everything is acknowledged
+ * then the FIN once everything is acknowledged; with packets in flight, a
+ * tail probe when one is due (mrc_tail_probe())
  * @sk: the socket, locked
  */
 void mrc_push(struct sock *sk)
@@ -735,6 +865,7 @@ void mrc_push(struct sock *sk)
 	if (msk->outstanding) {
 		if (!timer_pending(&msk->rtx_timer))
 			mrc_arm_rto(sk);
+		mrc_tail_probe(sk);
 	} else if (!skb_queue_empty(&sk->sk_write_queue)) {
 		/* Window closed: the timer probes it. */
 		if (!timer_pending(&msk->rtx_timer))
@@ -803,16 +934,6 @@ void mrc_txq_release(struct sock *sk)
 	}
 }
 
-/* A path's timeout without the allowances that mrc_path_timeout_us() adds
- * for stalls: its RTT, four variations and its reordering window.
- */
-static u32 mrc_path_due_us(const struct mrc_sock *msk,
-			   const struct mrc_cpstate *cs)
-{
-	return max(cs->srtt_us, cs->rack_rtt_us) + 4 * cs->rttvar_us +
-	       mrc_reo_wnd_us(msk, cs);
-}
-
 /* How long a packet may go unacknowledged on its path before it counts as
  * lost although nothing sent later on the path was delivered. While the
  * peer acknowledges packets sent after this one on other paths, it is
@@ -845,6 +966,36 @@ static u32 mrc_path_timeout_us(const struct mrc_sock *msk,
 	if (msk->rack_xmit_us && mrc_after(msk->rack_xmit_us, cb->xmit_us))
 		return base;
 	return base + cs->srtt_us + hold;
+}
+
+/**
+ * mrc_tail_repaired() - an ACK echoes a tail probe's copy, which filled
+ *	the hole the packet's first copy left
+ * @sk: the socket, locked
+ * @cb: the packet, just acknowledged (@cb->probed): @cb->lost_pidx and
+ *	@cb->lost_xmit_us name the first copy
+ *
+ * The first copy was lost on its path (or is later than the path's
+ * timeout and the probe's round trip together): the path is charged the
+ * loss, its late run grows (the failure detector), and the window is
+ * reduced, as for a loss declared by the path's timeout.
+ */
+void mrc_tail_repaired(struct sock *sk, const struct mrc_tx_cb *cb)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+	struct mrc_tx_cb first = *cb;
+	u32 tmo;
+
+	first.pidx = cb->lost_pidx;
+	first.xmit_us = cb->lost_xmit_us;
+	trace_mrc_pkt_lost(msk, cb->psn, mrc_cps(msk)->p[first.pidx].id,
+			   MRC_LOST_TAIL_PROBE);
+	MRC_INC(sock_net(sk), TAIL_PROBE_REPAIRS);
+	mrc_cp_charge_loss(sk, first.pidx, first.xmit_us);
+	mrc_cc_on_loss(sk, first.pidx);
+	tmo = mrc_path_timeout_us(msk, &mrc_cp_sts(msk)[first.pidx], &first, 0);
+	if (tmo)
+		mrc_cp_late(sk, &first, tmo);
 }
 
 /**
@@ -1335,7 +1486,8 @@ static bool mrc_outage(struct sock *sk)
  * mrc_rtx_timeout() - the retransmission timer fired
  * @sk: the socket, locked, not owned by a process
  *
- * Before the RTO deadline it is the end of a reordering window. After it,
+ * Before the RTO deadline it is the end of a reordering window, or a tail
+ * probe's timeout (mrc_tail_probe(), from mrc_push()). After it,
  * depending on the state: resend the SYN or SYNACK, retransmit what is
  * outstanding, probe a closed window, or resend the FIN. After the
  * documented number of retries the connection fails with ETIMEDOUT.

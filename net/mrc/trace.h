@@ -31,6 +31,7 @@ TRACE_DEFINE_ENUM(MRC_LOST_RTO);
 TRACE_DEFINE_ENUM(MRC_LOST_NO_ROUTE);
 TRACE_DEFINE_ENUM(MRC_LOST_QDISC_DROP);
 TRACE_DEFINE_ENUM(MRC_LOST_PATH_RETIRED);
+TRACE_DEFINE_ENUM(MRC_LOST_TAIL_PROBE);
 TRACE_DEFINE_ENUM(MRC_NACK_TRIMMED);
 TRACE_DEFINE_ENUM(MRC_NACK_NO_BUFFER);
 
@@ -55,7 +56,8 @@ TRACE_DEFINE_ENUM(MRC_NACK_NO_BUFFER);
 			 { MRC_LOST_RTO, "rto" },		\
 			 { MRC_LOST_NO_ROUTE, "no-route" },	\
 			 { MRC_LOST_QDISC_DROP, "qdisc-drop" },	\
-			 { MRC_LOST_PATH_RETIRED, "path-retired" })
+			 { MRC_LOST_PATH_RETIRED, "path-retired" },	\
+			 { MRC_LOST_TAIL_PROBE, "tail-probe" })
 
 #define mrc_show_nack_reason(r)					\
 	__print_symbolic(r,					\
