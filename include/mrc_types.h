@@ -500,7 +500,7 @@ struct mrc_cpaths {
  * @lost: declared lost and not retransmitted since
  * @via_rto: was declared lost by a retransmission timeout
  * @ack_req: its next transmission asks for an immediate ACK
- *	(MRC_F_ACK_REQ): it is the last the windows let out for now
+ *	(MRC_F_ACK_REQ): mrc_ask_ack() said so
  * @trimmed: a NACK said a switch trimmed its latest transmission
  * @nobuf: the peer refused it for want of memory
  * @noroute: its latest transmission found no route: the path's first hop
@@ -692,6 +692,9 @@ struct mrc_stats {
  * @outstanding: packets in @txq
  * @lost: packets in @txq marked lost
  * @inflight_bytes: payload bytes in @txq
+ * @ack_req_gap: packets sent since the last one that asked for an
+ *	immediate ACK (mrc_ask_ack())
+ * @ack_req_psn: the PSN of that packet
  * @peer_rwnd: receive window the peer last advertised
  * @rwnd_seq: freshness of @peer_rwnd: the number of PSNs acknowledged
  *	(cumulatively plus selectively, serial arithmetic) by the ACK that
@@ -825,6 +828,8 @@ struct mrc_sock {
 	u32 outstanding;
 	u32 lost;
 	u32 inflight_bytes;
+	u32 ack_req_gap;
+	u32 ack_req_psn;
 	u32 peer_rwnd;
 	u32 rwnd_seq;
 	u32 cwnd;

@@ -234,6 +234,34 @@ static void mrc_echo_set(struct mrc_sock *msk, const struct mrc_data *d,
 	msk->ack_ce |= ce;
 }
 
+/* Just past the highest PSN held above the cumulative point, as an offset
+ * from it; 0 when nothing is held there (no hole).
+ */
+static u32 mrc_rcv_high(const struct mrc_sock *msk)
+{
+	return bitmap_empty(msk->rcv_map, MRC_WND) ? 0 :
+	       find_last_bit(msk->rcv_map, MRC_WND) + 1;
+}
+
+/* Whether @n packets just added at @k past the old cumulative point, which
+ * moved by @adv, changed the holes in a way the sender must hear of at
+ * once. @high was just past the highest PSN held before them (0: nothing
+ * held above the cumulative point, so no hole). Two changes are news: the
+ * first hole opens, which the sender's loss detection needs to see; and
+ * the cumulative point passes packets held above a hole, which lets the
+ * sender free what it keeps for retransmission and move its PSN window
+ * on, and whose echo may prove a path's retirement spurious (the packet
+ * that filled the hole was late, not lost: mrc_cp_undo()). A hole opening
+ * beside another waits for ack_every like a packet in order: spraying
+ * over paths of unequal delay opens one with nearly every packet of its
+ * faster paths, and the sender's loss detection, which is timed, needs
+ * to see them soon, not each at once.
+ */
+static bool mrc_hole_news(u32 k, u32 n, u32 high, u32 adv)
+{
+	return (!high && k) || adv > n;
+}
+
 /* The bookkeeping of @n packets of @full payload bytes each, but the last,
  * @plen bytes in all, of @truesize, just accepted: the payload ratio, the
  * bytes taken, the receiver's RTT and the check on the sender's window.
@@ -383,24 +411,20 @@ static void mrc_rcv_data(struct sock *sk, struct sk_buff *skb)
 	if (k)
 		MRC_INC(net, IN_OUT_OF_ORDER);
 	/* Just past the highest PSN held: a packet beyond it opens a hole. */
-	high = bitmap_empty(msk->rcv_map, MRC_WND) ? 0 :
-	       find_last_bit(msk->rcv_map, MRC_WND) + 1;
+	high = mrc_rcv_high(msk);
 	adv = mrc_rcv_map_add(msk->rcv_map, k);
 	msk->rcv_nxt += adv;
 	if (rmsg->got == rmsg->len)
 		mrc_deliver(sk);
 
-	/* Reported at once: a hole that opens, which the sender's loss
-	 * detection needs to see; the cumulative point passing packets held
-	 * above a hole, which frees the sender's window; a congestion mark,
-	 * so that the sender learns which path it was on; and a packet whose
-	 * sender asks (it can send no more until then). A packet that only
-	 * extends what is held above a hole, or fills part of a hole, waits
-	 * like one in order: every ack_every packets, or the ACK timer
-	 * (RFC 5681 acknowledges every segment that fills a gap; spraying
-	 * fills one with nearly every packet of its slower paths).
+	/* Reported at once: news of the holes (mrc_hole_news()); a
+	 * congestion mark, so that the sender learns which path it was on;
+	 * and a packet whose sender asks. Anything else waits like a packet
+	 * in order: every ack_every packets, or the ACK timer (RFC 5681
+	 * acknowledges every segment that fills a gap; spraying fills one
+	 * with nearly every packet of its slower paths).
 	 */
-	if ((u32)k > high || adv > 1 || ce || ack_req ||
+	if (mrc_hole_news(k, 1, high, adv) || ce || ack_req ||
 	    ++msk->rcv_unacked >= mrc_ack_every)
 		mrc_send_ack(sk, 0);
 	else
@@ -570,18 +594,16 @@ static bool mrc_rcv_data_batch(struct sock *sk, struct sk_buff *skb)
 	mrc_rcv_accepted(msk, n, seg - hlen, total, p->truesize);
 	if (k)
 		MRC_ADD(net, IN_OUT_OF_ORDER, n);
-	high = bitmap_empty(msk->rcv_map, MRC_WND) ? 0 :
-	       find_last_bit(msk->rcv_map, MRC_WND) + 1;
+	high = mrc_rcv_high(msk);
 	for (i = 0; i < n; i++)
 		adv += mrc_rcv_map_add(msk->rcv_map, k + i - adv);
 	msk->rcv_nxt += adv;
 	if (rmsg->got == rmsg->len)
 		mrc_deliver(sk);
-	/* mrc_rcv_data()'s rule, for the batch: its first packet opens a
-	 * hole, or the cumulative point passes packets beyond the batch.
-	 */
+	/* mrc_rcv_data()'s rule, for the batch. */
 	msk->rcv_unacked += n;
-	if (k > high || adv > n || MRC_IN_CB(skb)->ce || ack_req ||
+	if (mrc_hole_news(k, n, high, adv) || MRC_IN_CB(skb)->ce ||
+	    ack_req ||
 	    msk->rcv_unacked >= mrc_ack_every)
 		mrc_send_ack(sk, 0);
 	else

@@ -50,7 +50,7 @@ MODULE_PARM_DESC(syn_retries, "SYN and SYNACK retransmissions before giving up (
 
 unsigned int mrc_ack_every __read_mostly = 8;
 module_param_named(ack_every, mrc_ack_every, uint, 0644);
-MODULE_PARM_DESC(ack_every, "Send an ACK after this many in-order DATA packets (default 8)");
+MODULE_PARM_DESC(ack_every, "Send an ACK after this many DATA packets not acknowledged at once (default 8)");
 
 unsigned int mrc_ack_delay_us __read_mostly = 1000;
 module_param_named(ack_delay_us, mrc_ack_delay_us, uint, 0644);

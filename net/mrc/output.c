@@ -433,6 +433,35 @@ static u32 mrc_inflight(const struct mrc_sock *msk)
 	return msk->outstanding - msk->lost;
 }
 
+/* Whether packet @psn, about to go, asks for an immediate ACK
+ * (MRC_F_ACK_REQ). The last one the sender has to send does: a delayed
+ * ACK would only stall it. So does the one that fills the congestion
+ * window, if the last packet that asked is no longer in flight (it was
+ * delivered or lost), or half a window has gone since it. While the
+ * window stays full each ACK lets a packet or two out, and each fills it
+ * again: asking with every one would cost an ACK per packet, which the
+ * receiver's ack_every exists to avoid.
+ */
+static bool mrc_ask_ack(struct mrc_sock *msk, u32 psn, bool last)
+{
+	const struct sk_buff *asked = NULL;
+
+	msk->ack_req_gap++;
+	if (!last) {
+		if (mrc_inflight(msk) < msk->cwnd)
+			return false;
+		if (!mrc_before(msk->ack_req_psn, msk->snd_una))
+			asked = mrc_txq_get(msk, msk->ack_req_psn);
+		if (asked && MRC_TX_CB(asked)->psn == msk->ack_req_psn &&
+		    !MRC_TX_CB(asked)->lost &&
+		    msk->ack_req_gap < max_t(u32, msk->cwnd / 2, 1))
+			return false;
+	}
+	msk->ack_req_gap = 0;
+	msk->ack_req_psn = psn;
+	return true;
+}
+
 /* The peer's window bounds payload bytes sent and not yet delivered. With
  * nothing in flight one packet may always go, so that a closed window is
  * probed by the RTO timer rather than deadlocking.
@@ -509,7 +538,9 @@ static void mrc_retransmit_lost(struct sock *sk, bool head)
 		}
 		MRC_TX_CB(skb)->lost = 0;
 		msk->lost--;
-		MRC_TX_CB(skb)->ack_req = mrc_inflight(msk) >= msk->cwnd;
+		MRC_TX_CB(skb)->ack_req =
+			mrc_ask_ack(msk, MRC_TX_CB(skb)->psn, !msk->lost &&
+				    skb_queue_empty(&sk->sk_write_queue));
 		mrc_xmit_data(sk, skb, i, now);
 		now = 0;
 		head = false;
@@ -652,11 +683,8 @@ static void mrc_send_new(struct sock *sk, bool probe)
 		if (!msk->outstanding++)
 			msk->busy_gen++;
 		msk->inflight_bytes += cb->len;
-		/* The last packet before the window closes or the queue runs
-		 * dry: a delayed ACK would only stall us.
-		 */
-		cb->ack_req = mrc_inflight(msk) >= msk->cwnd ||
-			      skb_queue_empty(&sk->sk_write_queue);
+		cb->ack_req = mrc_ask_ack(msk, cb->psn,
+					  skb_queue_empty(&sk->sk_write_queue));
 
 		/* The first packet's header is in the batch's linear part. */
 		frags += mrc_batch_frags(skb) - !n;
