@@ -450,6 +450,15 @@ static bool mrc_ask_ack(struct mrc_sock *msk, u32 psn, bool last)
 	if (!last) {
 		if (mrc_inflight(msk) < msk->cwnd)
 			return false;
+		/* While losses are being repaired (lost packets wait, or
+		 * retransmissions of this recovery are out) and after an RTO,
+		 * an ACK that comes back soon repairs sooner, and the one
+		 * ACK asked for in a window may itself be lost: every packet
+		 * that fills the window asks, as without this rule.
+		 */
+		if (msk->lost || msk->retries ||
+		    (msk->in_recovery && msk->undo_retrans))
+			goto ask;
 		if (!mrc_before(msk->ack_req_psn, msk->snd_una))
 			asked = mrc_txq_get(msk, msk->ack_req_psn);
 		if (asked && MRC_TX_CB(asked)->psn == msk->ack_req_psn &&
@@ -457,6 +466,7 @@ static bool mrc_ask_ack(struct mrc_sock *msk, u32 psn, bool last)
 		    msk->ack_req_gap < max_t(u32, msk->cwnd / 2, 1))
 			return false;
 	}
+ask:
 	msk->ack_req_gap = 0;
 	msk->ack_req_psn = psn;
 	return true;
