@@ -175,18 +175,23 @@ TRACE_EVENT(mrc_rto,
 			     __field(u32, snd_una)
 			     __field(u32, snd_nxt)
 			     __field(u32, rto_us)
-			     __field(u32, backoff)),
+			     __field(u32, backoff)
+			     __field(u32, path_rto_us)
+			     __field(u32, rack_excess_us)),
 	    TP_fast_assign(mrc_tp_conn(msk, __entry->saddr, __entry->daddr,
 				       &__entry->sport, &__entry->dport,
 				       &__entry->lcid);
 			   __entry->snd_una = msk->snd_una;
 			   __entry->snd_nxt = msk->snd_nxt;
 			   __entry->rto_us = msk->rto_us;
-			   __entry->backoff = msk->backoff),
-	    TP_printk(MRC_TP_CONN_FMT " snd_una=%u snd_nxt=%u rto_us=%u backoff=%u",
+			   __entry->backoff = msk->backoff;
+			   __entry->path_rto_us = msk->path_rto_us;
+			   __entry->rack_excess_us = msk->rack_excess_us),
+	    TP_printk(MRC_TP_CONN_FMT " snd_una=%u snd_nxt=%u rto_us=%u backoff=%u path_rto_us=%u rack_excess_us=%u",
 		      __entry->saddr, __entry->sport, __entry->daddr,
 		      __entry->dport, __entry->lcid, __entry->snd_una, __entry->snd_nxt,
-		      __entry->rto_us, __entry->backoff)
+		      __entry->rto_us, __entry->backoff, __entry->path_rto_us,
+		      __entry->rack_excess_us)
 );
 
 #endif /* _MRC_TRACE_H */
