@@ -106,16 +106,16 @@ void mrc_cc_on_ack(struct sock *sk, u32 delivered, s32 delay_us, bool ce)
 	bool high = delay_us > 0 && (u32)delay_us > target;
 
 	msk->round_delivered += delivered;
-	if (!mrc_before(msk->snd_una, msk->round_end)) {
+	if (!mrc_psn_before(msk->snd_una, msk->round_end)) {
 		msk->prev_round_delivered = msk->round_delivered;
 		msk->round_delivered = 0;
 		msk->round_end = msk->snd_nxt;
 	}
-	if (msk->in_recovery && !mrc_before(msk->snd_una, msk->recover))
+	if (msk->in_recovery && !mrc_psn_before(msk->snd_una, msk->recover))
 		msk->in_recovery = false;
 
 	if (qa && delay_us > 0 && (u32)delay_us > qa &&
-	    !mrc_before(msk->snd_una, msk->qa_end)) {
+	    !mrc_psn_before(msk->snd_una, msk->qa_end)) {
 		MRC_INC(sock_net(sk), CC_QUICK_ADAPT);
 		mrc_cc_reduce(msk, min(msk->cwnd, msk->prev_round_delivered));
 		msk->qa_end = msk->snd_nxt;
@@ -161,7 +161,7 @@ void mrc_cc_on_loss(struct sock *sk, u32 pidx)
 	struct mrc_cpstate *cs = &mrc_cp_sts(msk)[pidx];
 	u32 i, n = 0;
 
-	if (cs->loss_recover && mrc_before(msk->snd_una, cs->loss_recover))
+	if (cs->loss_recover && mrc_psn_before(msk->snd_una, cs->loss_recover))
 		return;
 	cs->loss_recover = msk->snd_nxt ?: 1;
 	for (i = 0; i < cps->nr; i++)

@@ -279,7 +279,7 @@ static void mrc_rcv_data(struct sock *sk, struct sk_buff *skb)
 	u32 off = ntohl(d->offset), mlen = ntohl(d->msg_len);
 	u32 plen = skb->len - sizeof(*d);
 	bool ack_req = ntohs(d->h.flags) & MRC_F_ACK_REQ;
-	s32 k = psn - msk->rcv_nxt;
+	s32 k = mrc_psn_sub(psn, msk->rcv_nxt);
 	struct mrc_rmsg *rmsg;
 	bool hol, ce;
 	u32 adv, high;
@@ -386,7 +386,7 @@ static void mrc_rcv_data(struct sock *sk, struct sk_buff *skb)
 	high = bitmap_empty(msk->rcv_map, MRC_WND) ? 0 :
 	       find_last_bit(msk->rcv_map, MRC_WND) + 1;
 	adv = mrc_rcv_map_add(msk->rcv_map, k);
-	msk->rcv_nxt += adv;
+	msk->rcv_nxt = mrc_psn_add(msk->rcv_nxt, adv);
 	if (rmsg->got == rmsg->len)
 		mrc_deliver(sk);
 
@@ -515,7 +515,7 @@ static bool mrc_rcv_data_batch(struct sock *sk, struct sk_buff *skb)
 	msn = ntohl(d->msn);
 	off = ntohl(d->offset);
 	mlen = ntohl(d->msg_len);
-	k = psn - msk->rcv_nxt;
+	k = mrc_psn_sub(psn, msk->rcv_nxt);
 	if ((s32)k < 0 || k + n > MRC_WND ||
 	    find_next_bit(msk->rcv_map, k + n, k) < k + n)
 		return false;
@@ -524,7 +524,7 @@ static bool mrc_rcv_data_batch(struct sock *sk, struct sk_buff *skb)
 
 		last = plen;
 		d = skb_header_pointer(skb, i * seg, hlen, &buf);
-		if (!d || ntohl(d->psn) != psn + i || ntohl(d->msn) != msn ||
+		if (!d || ntohl(d->psn) != mrc_psn_add(psn, i) || ntohl(d->msn) != msn ||
 		    ntohl(d->msg_len) != mlen || ntohl(d->offset) != off + total ||
 		    ntohs(d->h.plen) != plen ||
 		    !mrc_data_fields_ok(mlen, off + total, plen, msk->mss,
@@ -574,7 +574,7 @@ static bool mrc_rcv_data_batch(struct sock *sk, struct sk_buff *skb)
 	       find_last_bit(msk->rcv_map, MRC_WND) + 1;
 	for (i = 0; i < n; i++)
 		adv += mrc_rcv_map_add(msk->rcv_map, k + i - adv);
-	msk->rcv_nxt += adv;
+	msk->rcv_nxt = mrc_psn_add(msk->rcv_nxt, adv);
 	if (rmsg->got == rmsg->len)
 		mrc_deliver(sk);
 	/* mrc_rcv_data()'s rule, for the batch: its first packet opens a
@@ -706,7 +706,7 @@ static u32 mrc_tx_delivered(struct sock *sk, u32 psn, u32 now, int marked,
  */
 static void mrc_rwnd_update(struct mrc_sock *msk, u32 seq, u32 rwnd)
 {
-	if (mrc_before(seq, msk->rwnd_seq) ||
+	if (mrc_psn_before(seq, msk->rwnd_seq) ||
 	    (seq == msk->rwnd_seq && rwnd <= msk->peer_rwnd))
 		return;
 	msk->rwnd_seq = seq;
@@ -728,12 +728,12 @@ static void mrc_rcv_ack(struct sock *sk, struct sk_buff *skb)
 	int p;
 
 	MRC_INC(net, IN_ACKS);
-	if (mrc_after(cum, msk->snd_nxt)) {
+	if (mrc_psn_after(cum, msk->snd_nxt)) {
 		MRC_INC(net, DROP_ACK_UNSENT);
 		return;
 	}
 	/* Overtaken by a later ACK: nothing in it is news. */
-	if (mrc_before(cum, msk->snd_una))
+	if (mrc_psn_before(cum, msk->snd_una))
 		return;
 	if (!mrc_sack_load(sack, a->sack, cum, msk->snd_nxt)) {
 		MRC_INC(net, DROP_SACK_UNSENT);
@@ -751,14 +751,15 @@ static void mrc_rcv_ack(struct sock *sk, struct sk_buff *skb)
 		mrc_cp_on_echo(sk, p, tsecr);
 		mrc_cp_undo(sk, p, tsecr, cum, sack);
 	}
-	if (mrc_after(cum, msk->snd_una)) {
-		for (psn = msk->snd_una; mrc_before(psn, cum); psn++)
+	if (mrc_psn_after(cum, msk->snd_una)) {
+		for (psn = msk->snd_una; mrc_psn_before(psn, cum);
+		     psn = mrc_psn_add(psn, 1))
 			delivered += mrc_tx_delivered(sk, psn, now,
 						      ce ? p : -1, tsecr);
 		msk->snd_una = cum;
 	}
 	for_each_set_bit(bit, sack, MRC_SACK_BITS)
-		delivered += mrc_tx_delivered(sk, cum + 1 + bit, now,
+		delivered += mrc_tx_delivered(sk, mrc_psn_add(cum, 1 + bit), now,
 					      ce ? p : -1, tsecr);
 
 	if ((flags & MRC_F_FIN_ACK) && (msk->fin & MRC_FIN_SENT) &&
@@ -797,7 +798,7 @@ static void mrc_rcv_ack(struct sock *sk, struct sk_buff *skb)
 	}
 	if (p >= 0 && delivered)
 		mrc_cp_on_ecn(sk, p, ce, now);
-	mrc_rwnd_update(msk, cum + bitmap_weight(sack, MRC_SACK_BITS),
+	mrc_rwnd_update(msk, mrc_psn_add(cum, bitmap_weight(sack, MRC_SACK_BITS)),
 			ntohl(a->rwnd));
 
 	if (delivered) {
@@ -835,7 +836,8 @@ static void mrc_rcv_nack(struct sock *sk, struct sk_buff *skb)
 	struct sk_buff *pkt;
 
 	MRC_INC(sock_net(sk), IN_NACKS);
-	if (mrc_before(psn, msk->snd_una) || !mrc_before(psn, msk->snd_nxt)) {
+	if (mrc_psn_before(psn, msk->snd_una) ||
+	    !mrc_psn_before(psn, msk->snd_nxt)) {
 		MRC_INC(sock_net(sk), DROP_NACK);
 		return;
 	}
@@ -1217,6 +1219,10 @@ static void mrc_udp_rcv(struct sock *usk, struct sk_buff *skb)
 		goto drop;
 	}
 	h = (const struct mrc_hdr *)skb->data;
+	if (!mrc_psn_ok(h)) {
+		MRC_INC(net, DROP_PSN_WINDOW);
+		goto drop;
+	}
 
 	if (h->type == MRC_PKT_PROBE || h->type == MRC_PKT_PROBE_REPLY) {
 		if (h->type == MRC_PKT_PROBE)

@@ -426,7 +426,7 @@ static int mrc_connect(struct socket *sock, struct sockaddr *uaddr,
 	mrc_conn_init(sk);
 	msk->fin = 0;
 	msk->rcid = 0;
-	msk->snd_isn = get_random_u32();
+	msk->snd_isn = get_random_u32() & MRC_PSN_MASK;
 	msk->snd_una = msk->snd_isn;
 	msk->snd_nxt = msk->snd_isn;
 	err = mrc_conn_hash(sk);
@@ -1143,7 +1143,7 @@ struct sock *mrc_child_create(struct sock *lsk, const struct in6_addr *laddr,
 	bh_unlock_sock(child);
 	local_bh_enable();
 	cmsk->saddr = saddr;
-	cmsk->snd_isn = get_random_u32();
+	cmsk->snd_isn = get_random_u32() & MRC_PSN_MASK;
 	cmsk->snd_una = cmsk->snd_isn;
 	cmsk->snd_nxt = cmsk->snd_isn;
 	cmsk->rwnd_seq = cmsk->snd_isn;

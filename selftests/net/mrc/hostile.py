@@ -350,10 +350,10 @@ class Attack:
                 dcid, scid = (h2, guess) if right else (guess, h1)
                 kind = random.randrange(3)
                 if kind == 0:
-                    pl = data(dcid, scid, random.getrandbits(32), 0, 0, 100,
+                    pl = data(dcid, scid, random.getrandbits(24), 0, 0, 100,
                               bytes(100))
                 elif kind == 1:
-                    pl = ack(dcid, scid, random.getrandbits(32))
+                    pl = ack(dcid, scid, random.getrandbits(24))
                 else:
                     pl = rst(dcid, scid)
                 frames.append(t.make(pl))
@@ -386,7 +386,7 @@ class Attack:
         DATA packet far ahead of the window makes the receiver say it."""
         self.learn_data_template()
         probe = self.to_h2.make(data(self.h2_cid, self.h1_cid,
-                                     (self.psn + (1 << 31) - 1) & 0xffffffff,
+                                     (self.psn + (1 << 23) - 1) & 0xffffff,
                                      self.msn, 0, 1, b"x"))
         # The sender's address: the one its data came from.
         sender = self.to_h2.frame[IPv6].src
