@@ -22,9 +22,10 @@
  * @sk: the socket, locked, not yet hashed
  * @id: the id it must have (MRC_PEER), or 0 for a random one
  *
- * Ids are random, so that they cannot be guessed from outside, and unique
- * in the namespace; one an application chose is taken only if free. The
- * table holds a reference on @sk.
+ * Ids are the 24-bit QPNs of MRC 1.0's BTH, from %MRC_QPN_MIN: random, so
+ * that they cannot be guessed from outside, and unique in the namespace;
+ * one an application chose is taken only if free. The table holds a
+ * reference on @sk.
  *
  * Return: 0 or a negative errno: -EADDRINUSE when @id is taken.
  */
@@ -35,8 +36,8 @@ int mrc_conn_hash(struct sock *sk, u32 id)
 	int tries, err = -EADDRNOTAVAIL;
 
 	for (tries = 0; tries < 16; tries++) {
-		msk->lcid = id ?: get_random_u32();
-		if (!msk->lcid)
+		msk->lcid = id ?: get_random_u32() & MRC_QPN_MAX;
+		if (msk->lcid < MRC_QPN_MIN)
 			continue;
 		err = rhashtable_lookup_insert_fast(&mn->conns, &msk->hnode,
 						    mrc_conn_params);

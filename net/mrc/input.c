@@ -1135,13 +1135,14 @@ static bool mrc_gso_one_conn(const struct sk_buff *skb)
 	if (seg <= hlen)
 		return false;
 	d0 = skb_header_pointer(skb, 0, hlen, &buf0);
-	if (!d0 || d0->h.version != MRC_VERSION || d0->h.type != MRC_PKT_DATA)
+	if (!d0 || d0->h.version != MRC_VERSION || d0->h.type != MRC_PKT_DATA ||
+	    !mrc_psn_ok(&d0->h))
 		return false;
 	for (i = seg; i < skb->len; i += seg) {
 		d = skb_header_pointer(skb, i, hlen, &buf);
 		if (!d || d->h.version != MRC_VERSION ||
 		    d->h.type != MRC_PKT_DATA || d->h.dcid != d0->h.dcid ||
-		    d->h.scid != d0->h.scid)
+		    d->h.scid != d0->h.scid || !mrc_psn_ok(&d->h))
 			return false;
 	}
 	return true;
@@ -1220,7 +1221,7 @@ static void mrc_udp_rcv(struct sock *usk, struct sk_buff *skb)
 	}
 	h = (const struct mrc_hdr *)skb->data;
 	if (!mrc_psn_ok(h)) {
-		MRC_INC(net, DROP_PSN_WINDOW);
+		MRC_ADD(net, DROP_PSN_WINDOW, segs);
 		goto drop;
 	}
 

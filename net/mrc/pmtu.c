@@ -242,7 +242,7 @@ void mrc_udp_err(struct sock *usk, struct sk_buff *skb, unsigned int udp)
 	psn = ntohl(d->psn);
 	ev = ntohs(d->h.ev);
 	bh_lock_sock(sk);
-	if (msk->rcid != ntohl(d->h.dcid)) {
+	if (msk->rcid != ntohl(d->h.dcid) || psn > MRC_PSN_MASK) {
 		MRC_INC(net, DROP_PKT_TOO_BIG);
 	} else if (!sock_owned_by_user(sk)) {
 		mrc_conn_ptb(sk, ev, psn, mtu);

@@ -39,7 +39,8 @@ import time
 
 import trim_tool
 from mrc_pkt import (ACK, DATA, HDR, HDR_LEN, MRC_PORT, MSG_MAX, VERSION,
-                     WND, ack, data, hdr, nack, probe, rst, syn)
+                     WND, ack, data, hdr, nack, probe, rst, syn,
+                     wide_psn)
 from scapy.all import (Ether, IPv6, IPv6ExtHdrSegmentRouting, Raw, UDP,
                        conf, sendp, sniff)
 
@@ -263,6 +264,12 @@ class Attack:
         frames = [t.make(data(h2, h1, nxt + WND + 1000 + i, self.msn, 0, 100,
                               bytes(100))) for i in range(5)]
         self.case("PSNs beyond the window", "h2", frames, {"DropPsnWindow": 5})
+        frames = [t.make(wide_psn(data(h2, h1, nxt + i, self.msn, 0, 100,
+                                       bytes(100)))) for i in range(3)]
+        frames += [t.make(wide_psn(syn(h1, 40000 + i, 1)))
+                   for i in range(2)]
+        self.case("DATA and SYNs whose PSN does not fit 24 bits", "h2",
+                  frames, {"DropPsnWindow": 5})
         # Far behind is a duplicate: a retransmitted packet's first copy
         # may arrive that late.
         frames = [t.make(data(h2, h1, nxt - WND - 1000 - i, self.msn, 0, 100,
@@ -295,6 +302,10 @@ class Attack:
         self.case("NACKs for unsent PSNs", "h1",
                   [u.make(nack(h1, h2, nxt + 5 + i)) for i in range(5)],
                   {"DropNack": 5})
+        self.case("ACKs and NACKs whose PSN does not fit 24 bits", "h1",
+                  [u.make(wide_psn(ack(h1, h2, nxt))) for i in range(3)] +
+                  [u.make(wide_psn(nack(h1, h2, nxt))) for i in range(2)],
+                  {"DropPsnWindow": 5})
         # Last: the receiver is left holding part of a message that
         # never completes, and its ACKs cover PSNs its peer never sent.
         self.zero_window()
