@@ -9,7 +9,7 @@
 #include <linux/compiler.h>
 #include <linux/types.h>
 
-#define MRC_VERSION		1
+#define MRC_VERSION		2
 
 /* PSNs are 24 bits, as BTH carries them (mrc-1.0-mapping.rst): they are
  * added and compared modulo 2^24, half the space either way.

@@ -39,7 +39,7 @@
 
 local mrc = Proto("mrc", "Multipath Reliable Connection")
 
-local MRC_VERSION = 1
+local MRC_VERSION = 2
 local MRC_MSG_MAX = 4 * 1024 * 1024	-- uapi/linux/mrc.h
 local MRC_PORT = 4797
 local MRC_TRIM_DSCP = 11
@@ -78,7 +78,7 @@ local rst_reasons = {
 local f = {
 	-- struct mrc_hdr
 	version = ProtoField.uint8("mrc.version", "Version", base.DEC, nil, nil,
-		"MRC_VERSION (1); receivers drop other versions"),
+		"MRC_VERSION (2); receivers drop other versions"),
 	type = ProtoField.uint8("mrc.type", "Type", base.DEC, type_names, nil,
 		"Packet type (enum mrc_pkt_type)"),
 	flags = ProtoField.uint16("mrc.flags", "Flags", base.HEX, nil, nil,

@@ -8,7 +8,7 @@ import random
 import struct
 
 MRC_PORT = 4797
-VERSION = 1
+VERSION = 2
 DATA, ACK, NACK, SYN, SYNACK, FIN, RST, PROBE, PROBE_REPLY = range(1, 10)
 HDR = struct.Struct("!BBHIIHH")          # version type flags dcid scid ev plen
 HDR_LEN = {DATA: 36, ACK: 68, NACK: 24, SYN: 40, SYNACK: 40, FIN: 20,
