@@ -10,6 +10,10 @@ with and without an SRH, and no longer does once a byte changes.
 mrc10_selftest.py --vectors N: prints N random packets in icrc_test's
 input format (tools/testing/icrc/icrc_test.c), their ICRCs computed here,
 so that the module's icrc.c is checked against this decoder too.
+
+mrc10_selftest.py --layout: reads what tools/testing/wire10_layout.c
+prints (each header of include/mrc10_wire.h, every field set through the
+module's names) and compares it with the same headers built here.
 """
 import ipaddress
 import random
@@ -172,11 +176,58 @@ def vectors(n, rng):
               hdrs.hex(), rest.hex() or "-", udp[-4:].hex())
 
 
+# What wire10_layout (tools/testing) prints, built here from the tables.
+LAYOUT = {
+    "bth": lambda: BTH(opcode=mrc10.WRITE_LAST_IMM, se=1, m=1, padcnt=2,
+                       tver=5, pkey=0x1234, resv8a=0xAB, dqpn=0x56789A, a=1,
+                       rtx=1, ts=1, psn=0x123456),
+    "meth": lambda: METH(rqmsn=0x1111, msn=0x2222),
+    "tseth": lambda: TSETH(tx_ts=0x3333, tsr=1, ftype=1),
+    "reth": lambda: RETH(va=0x0102030405060708, rkey=0x0A0B0C0D,
+                         dmalen=150000),
+    "seth": lambda: SETH(m=1, pr=1, x=1, ack_psn_offset=-3,
+                         entropy=0xDEADBEEF, spdcid=0x1111, dpdcid=0x2222,
+                         cack_psn=0xABCDEF, cc_type=2, cc_fl=1, mpr=8,
+                         sack_offset=1, bitmap=0x8000000000000001),
+    "cc": lambda: CCState(tx_ts=0x4444, ooo_count=5, r_c=1, rcv_cwnd_pen=0x11,
+                          rcvd_bytes=0x123456),
+    "neth": lambda: NETH(reason=0x02, vendor=0x77, entropy=0xCAFE,
+                         spdcid=0x3333, dpdcid=0x4444, nack_psn=0x654321,
+                         cc_type=2, cc_fl=0, tx_ts=0x5555),
+    "peth": lambda: PETH(vendor=0x12, probe_id=0x7777, spdcid=1, dpdcid=2,
+                         tx_ts=0x6666, tsr=1, ftype=1),
+    "erth": lambda: ERTH(op=2, vendor=2, port_mask=0xF, tx_ts=0x1234,
+                         ftype=1),
+    "eeth": lambda: EETH(op=1, tx_ts=0x4321),
+}
+
+
+def check_layout(lines):
+    seen = set()
+    for line in lines:
+        name, hexed = line.split()
+        want = bytes(LAYOUT[name]()).hex()
+        check(hexed == want, "%s: the module's header gives %s, the tables %s"
+              % (name, hexed, want))
+        seen.add(name)
+    check(seen == set(LAYOUT), "headers not compared: %s"
+          % sorted(set(LAYOUT) - seen))
+
+
 def main():
     mrc10.bind(PORT)
     rng = random.Random(int(sys.argv[3]) if len(sys.argv) > 3 else 1)
     if len(sys.argv) > 2 and sys.argv[1] == "--vectors":
         vectors(int(sys.argv[2]), rng)
+        return
+    if len(sys.argv) > 1 and sys.argv[1] == "--layout":
+        check_layout(sys.stdin)
+        for f in failures:
+            print("mrc10_selftest: " + f)
+        if failures:
+            sys.exit(1)
+        print("mrc10_selftest: include/mrc10_wire.h matches the tables, "
+              "%d headers" % len(LAYOUT))
         return
     check_round_trips(rng)
     check_bitmap()
