@@ -894,7 +894,9 @@ static inline struct mrc_sock *mrc_sk(const struct sock *sk)
 	return container_of(sk, struct mrc_sock, sk);
 }
 
-/* Serial-number comparison of PSNs and MSNs (RFC 1982). */
+/* Serial-number comparison (RFC 1982) of 32-bit values: MSNs and the
+ * microsecond clock.
+ */
 static inline bool mrc_before(u32 a, u32 b)
 {
 	return (s32)(a - b) < 0;

@@ -307,7 +307,7 @@ static void mrc_rcv_data(struct sock *sk, struct sk_buff *skb)
 	u32 off = ntohl(d->offset), mlen = ntohl(d->msg_len);
 	u32 plen = skb->len - sizeof(*d);
 	bool ack_req = ntohs(d->h.flags) & MRC_F_ACK_REQ;
-	s32 k = psn - msk->rcv_nxt;
+	s32 k = mrc_psn_sub(psn, msk->rcv_nxt);
 	struct mrc_rmsg *rmsg;
 	bool hol, ce;
 	u32 adv, high;
@@ -413,7 +413,7 @@ static void mrc_rcv_data(struct sock *sk, struct sk_buff *skb)
 	/* Just past the highest PSN held: a packet beyond it opens a hole. */
 	high = mrc_rcv_high(msk);
 	adv = mrc_rcv_map_add(msk->rcv_map, k);
-	msk->rcv_nxt += adv;
+	msk->rcv_nxt = mrc_psn_add(msk->rcv_nxt, adv);
 	if (rmsg->got == rmsg->len)
 		mrc_deliver(sk);
 
@@ -539,7 +539,7 @@ static bool mrc_rcv_data_batch(struct sock *sk, struct sk_buff *skb)
 	msn = ntohl(d->msn);
 	off = ntohl(d->offset);
 	mlen = ntohl(d->msg_len);
-	k = psn - msk->rcv_nxt;
+	k = mrc_psn_sub(psn, msk->rcv_nxt);
 	if ((s32)k < 0 || k + n > MRC_WND ||
 	    find_next_bit(msk->rcv_map, k + n, k) < k + n)
 		return false;
@@ -548,7 +548,7 @@ static bool mrc_rcv_data_batch(struct sock *sk, struct sk_buff *skb)
 
 		last = plen;
 		d = skb_header_pointer(skb, i * seg, hlen, &buf);
-		if (!d || ntohl(d->psn) != psn + i || ntohl(d->msn) != msn ||
+		if (!d || ntohl(d->psn) != mrc_psn_add(psn, i) || ntohl(d->msn) != msn ||
 		    ntohl(d->msg_len) != mlen || ntohl(d->offset) != off + total ||
 		    ntohs(d->h.plen) != plen ||
 		    !mrc_data_fields_ok(mlen, off + total, plen, msk->mss,
@@ -597,7 +597,7 @@ static bool mrc_rcv_data_batch(struct sock *sk, struct sk_buff *skb)
 	high = mrc_rcv_high(msk);
 	for (i = 0; i < n; i++)
 		adv += mrc_rcv_map_add(msk->rcv_map, k + i - adv);
-	msk->rcv_nxt += adv;
+	msk->rcv_nxt = mrc_psn_add(msk->rcv_nxt, adv);
 	if (rmsg->got == rmsg->len)
 		mrc_deliver(sk);
 	/* mrc_rcv_data()'s rule, for the batch. */
@@ -732,7 +732,7 @@ static u32 mrc_tx_delivered(struct sock *sk, u32 psn, u32 now, int marked,
  */
 static void mrc_rwnd_update(struct mrc_sock *msk, u32 seq, u32 rwnd)
 {
-	if (mrc_before(seq, msk->rwnd_seq) ||
+	if (mrc_psn_before(seq, msk->rwnd_seq) ||
 	    (seq == msk->rwnd_seq && rwnd <= msk->peer_rwnd))
 		return;
 	msk->rwnd_seq = seq;
@@ -754,12 +754,12 @@ static void mrc_rcv_ack(struct sock *sk, struct sk_buff *skb)
 	int p;
 
 	MRC_INC(net, IN_ACKS);
-	if (mrc_after(cum, msk->snd_nxt)) {
+	if (mrc_psn_after(cum, msk->snd_nxt)) {
 		MRC_INC(net, DROP_ACK_UNSENT);
 		return;
 	}
 	/* Overtaken by a later ACK: nothing in it is news. */
-	if (mrc_before(cum, msk->snd_una))
+	if (mrc_psn_before(cum, msk->snd_una))
 		return;
 	if (!mrc_sack_load(sack, a->sack, cum, msk->snd_nxt)) {
 		MRC_INC(net, DROP_SACK_UNSENT);
@@ -777,14 +777,15 @@ static void mrc_rcv_ack(struct sock *sk, struct sk_buff *skb)
 		mrc_cp_on_echo(sk, p, tsecr);
 		mrc_cp_undo(sk, p, tsecr, cum, sack);
 	}
-	if (mrc_after(cum, msk->snd_una)) {
-		for (psn = msk->snd_una; mrc_before(psn, cum); psn++)
+	if (mrc_psn_after(cum, msk->snd_una)) {
+		for (psn = msk->snd_una; mrc_psn_before(psn, cum);
+		     psn = mrc_psn_add(psn, 1))
 			delivered += mrc_tx_delivered(sk, psn, now,
 						      ce ? p : -1, tsecr, dup);
 		msk->snd_una = cum;
 	}
 	for_each_set_bit(bit, sack, MRC_SACK_BITS)
-		delivered += mrc_tx_delivered(sk, cum + 1 + bit, now,
+		delivered += mrc_tx_delivered(sk, mrc_psn_add(cum, 1 + bit), now,
 					      ce ? p : -1, tsecr, dup);
 
 	if ((flags & MRC_F_FIN_ACK) && (msk->fin & MRC_FIN_SENT) &&
@@ -827,7 +828,7 @@ static void mrc_rcv_ack(struct sock *sk, struct sk_buff *skb)
 	}
 	if (p >= 0 && delivered)
 		mrc_cp_on_ecn(sk, p, ce, now);
-	mrc_rwnd_update(msk, cum + bitmap_weight(sack, MRC_SACK_BITS),
+	mrc_rwnd_update(msk, mrc_psn_add(cum, bitmap_weight(sack, MRC_SACK_BITS)),
 			ntohl(a->rwnd));
 
 	if (delivered) {
@@ -866,7 +867,8 @@ static void mrc_rcv_nack(struct sock *sk, struct sk_buff *skb)
 	struct sk_buff *pkt;
 
 	MRC_INC(sock_net(sk), IN_NACKS);
-	if (mrc_before(psn, msk->snd_una) || !mrc_before(psn, msk->snd_nxt)) {
+	if (mrc_psn_before(psn, msk->snd_una) ||
+	    !mrc_psn_before(psn, msk->snd_nxt)) {
 		MRC_INC(sock_net(sk), DROP_NACK);
 		return;
 	}
@@ -1164,13 +1166,14 @@ static bool mrc_gso_one_conn(const struct sk_buff *skb)
 	if (seg <= hlen)
 		return false;
 	d0 = skb_header_pointer(skb, 0, hlen, &buf0);
-	if (!d0 || d0->h.version != MRC_VERSION || d0->h.type != MRC_PKT_DATA)
+	if (!d0 || d0->h.version != MRC_VERSION || d0->h.type != MRC_PKT_DATA ||
+	    !mrc_psn_ok(&d0->h))
 		return false;
 	for (i = seg; i < skb->len; i += seg) {
 		d = skb_header_pointer(skb, i, hlen, &buf);
 		if (!d || d->h.version != MRC_VERSION ||
 		    d->h.type != MRC_PKT_DATA || d->h.dcid != d0->h.dcid ||
-		    d->h.scid != d0->h.scid)
+		    d->h.scid != d0->h.scid || !mrc_psn_ok(&d->h))
 			return false;
 	}
 	return true;
@@ -1248,6 +1251,10 @@ static void mrc_udp_rcv(struct sock *usk, struct sk_buff *skb)
 		goto drop;
 	}
 	h = (const struct mrc_hdr *)skb->data;
+	if (!mrc_psn_ok(h)) {
+		MRC_ADD(net, DROP_PSN_WINDOW, segs);
+		goto drop;
+	}
 
 	if (h->type == MRC_PKT_PROBE || h->type == MRC_PKT_PROBE_REPLY) {
 		if (h->type == MRC_PKT_PROBE)

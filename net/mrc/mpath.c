@@ -317,7 +317,8 @@ void mrc_cp_refresh(struct sock *sk)
 	st = rcu_dereference_protected(cps->st, true);
 	for (i = 0; st && i < cps->nr; i++)
 		st[i].inflight = 0;
-	for (psn = msk->snd_una; mrc_before(psn, msk->snd_nxt); psn++) {
+	for (psn = msk->snd_una; mrc_psn_before(psn, msk->snd_nxt);
+	     psn = mrc_psn_add(psn, 1)) {
 		struct sk_buff *skb = mrc_txq_get(msk, psn);
 		struct mrc_tx_cb *cb;
 		int j;
@@ -813,7 +814,8 @@ void mrc_cp_retire(struct sock *sk, const struct mrc_tx_cb *cb)
 	cs->undo_psn = cb->psn;
 	cs->undo_tsval = cb->xmit_us;
 	cs->undo_retired_us = mrc_now_us();
-	for (psn = msk->snd_una; mrc_before(psn, msk->snd_nxt); psn++) {
+	for (psn = msk->snd_una; mrc_psn_before(psn, msk->snd_nxt);
+	     psn = mrc_psn_add(psn, 1)) {
 		struct sk_buff *skb = mrc_txq_get(msk, psn);
 
 		if (skb && MRC_TX_CB(skb)->pidx == i && !MRC_TX_CB(skb)->lost) {
@@ -828,11 +830,13 @@ static bool mrc_ack_covers(struct mrc_sock *msk, u32 psn, u32 cum,
 			   const unsigned long *sack)
 {
 	struct sk_buff *skb = mrc_txq_get(msk, psn);
-	u32 k = psn - cum - 1;
+	u32 k = mrc_psn_sub(psn, mrc_psn_add(cum, 1));
 
-	if (!skb || MRC_TX_CB(skb)->psn != psn || mrc_before(psn, msk->snd_una))
+	if (!skb || MRC_TX_CB(skb)->psn != psn ||
+	    mrc_psn_before(psn, msk->snd_una))
 		return false;
-	return mrc_before(psn, cum) || (k < MRC_SACK_BITS && test_bit(k, sack));
+	return mrc_psn_before(psn, cum) ||
+	       (k < MRC_SACK_BITS && test_bit(k, sack));
 }
 
 /**

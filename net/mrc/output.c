@@ -459,7 +459,7 @@ static bool mrc_ask_ack(struct mrc_sock *msk, u32 psn, bool last)
 		if (msk->lost || msk->retries ||
 		    (msk->in_recovery && msk->undo_retrans))
 			goto ask;
-		if (!mrc_before(msk->ack_req_psn, msk->snd_una))
+		if (!mrc_psn_before(msk->ack_req_psn, msk->snd_una))
 			asked = mrc_txq_get(msk, msk->ack_req_psn);
 		if (asked && MRC_TX_CB(asked)->psn == msk->ack_req_psn &&
 		    !MRC_TX_CB(asked)->lost &&
@@ -530,9 +530,12 @@ static void mrc_retransmit_lost(struct sock *sk, bool head)
 	/* Each repair chooses its own path, away from the one it was lost on. */
 	if (msk->lost)
 		mrc_cps(msk)->cell = 1;
-	for (psn = msk->snd_una; msk->lost && mrc_before(psn, msk->snd_nxt); psn++) {
+	for (psn = msk->snd_una; mrc_psn_before(psn, msk->snd_nxt);
+	     psn = mrc_psn_add(psn, 1)) {
 		struct sk_buff *skb = mrc_txq_get(msk, psn);
 
+		if (!msk->lost)
+			break;
 		if (!skb || !MRC_TX_CB(skb)->lost)
 			continue;
 		if (mrc_inflight(msk) >= msk->cwnd && !head)
@@ -615,7 +618,7 @@ u64 mrc_send_limit_us(const struct mrc_sock *msk, enum mrc_send_limit limit,
 static enum mrc_send_limit mrc_send_limit_of(const struct mrc_sock *msk,
 					     u32 len, bool probe)
 {
-	if (msk->snd_nxt - msk->snd_una >= MRC_WND)
+	if (mrc_psn_sub(msk->snd_nxt, msk->snd_una) >= MRC_WND)
 		return MRC_SL_WND;
 	if (mrc_inflight(msk) >= msk->cwnd)
 		return MRC_SL_CWND;
@@ -688,7 +691,8 @@ static void mrc_send_new(struct sock *sk, bool probe)
 		bp = p;
 		probe = false;
 		__skb_unlink(skb, &sk->sk_write_queue);
-		cb->psn = msk->snd_nxt++;
+		cb->psn = msk->snd_nxt;
+		msk->snd_nxt = mrc_psn_add(msk->snd_nxt, 1);
 		msk->txq[cb->psn % MRC_WND] = skb;
 		if (!msk->outstanding++)
 			msk->busy_gen++;
@@ -767,10 +771,12 @@ static struct sk_buff *mrc_tail_skb(const struct mrc_sock *msk)
 {
 	u32 psn = msk->snd_nxt;
 
-	while (mrc_after(psn, msk->snd_una)) {
-		struct sk_buff *skb = mrc_txq_get(msk, --psn);
+	while (mrc_psn_after(psn, msk->snd_una)) {
 		const struct mrc_tx_cb *cb;
+		struct sk_buff *skb;
 
+		psn = mrc_psn_add(psn, -1);
+		skb = mrc_txq_get(msk, psn);
 		if (!skb)
 			continue;
 		cb = MRC_TX_CB(skb);
@@ -1129,7 +1135,8 @@ static void mrc_late_scan(struct sock *sk, u32 now, unsigned long *after,
 
 	bitmap_zero(after, MRC_PATHS_PER_SET_MAX);
 	bitmap_zero(ontime, MRC_PATHS_PER_SET_MAX);
-	for (psn = msk->snd_una; mrc_before(psn, msk->snd_nxt); psn++) {
+	for (psn = msk->snd_una; mrc_psn_before(psn, msk->snd_nxt);
+	     psn = mrc_psn_add(psn, 1)) {
 		struct sk_buff *skb = mrc_txq_get(msk, psn);
 		const struct mrc_cpstate *cs;
 		struct mrc_tx_cb *cb;
@@ -1195,7 +1202,8 @@ static u32 mrc_late_wait(struct sock *sk, u32 now, const unsigned long *after,
 	u32 psn, wait = 0;
 
 	bitmap_zero(seen, MRC_PATHS_PER_SET_MAX);
-	for (psn = msk->snd_una; mrc_before(psn, msk->snd_nxt); psn++) {
+	for (psn = msk->snd_una; mrc_psn_before(psn, msk->snd_nxt);
+	     psn = mrc_psn_add(psn, 1)) {
 		struct sk_buff *skb = mrc_txq_get(msk, psn);
 		struct mrc_tx_cb *cb;
 		s32 left;
@@ -1256,7 +1264,8 @@ u32 mrc_detect_losses(struct sock *sk)
 	u32 pidx_waited = MRC_PIDX_NONE, late_wait = 0;
 	bool found = false, scanned = false, held = false;
 
-	for (psn = msk->snd_una; mrc_before(psn, msk->snd_nxt); psn++) {
+	for (psn = msk->snd_una; mrc_psn_before(psn, msk->snd_nxt);
+	     psn = mrc_psn_add(psn, 1)) {
 		struct sk_buff *skb = mrc_txq_get(msk, psn);
 		const struct mrc_cpstate *cs;
 		struct mrc_tx_cb *cb;
@@ -1408,7 +1417,8 @@ static void mrc_rto_fired(struct sock *sk)
 	MRC_INC(sock_net(sk), RTO);
 	msk->ssthresh = max_t(u32, mrc_inflight(msk) / 2, 2);
 	base = max(msk->rto_us, msk->path_rto_us);
-	for (psn = msk->snd_una; mrc_before(psn, msk->snd_nxt); psn++) {
+	for (psn = msk->snd_una; mrc_psn_before(psn, msk->snd_nxt);
+	     psn = mrc_psn_add(psn, 1)) {
 		struct sk_buff *skb = mrc_txq_get(msk, psn);
 		struct mrc_tx_cb *cb;
 		u32 tmo;

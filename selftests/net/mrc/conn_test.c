@@ -448,6 +448,114 @@ TEST_F_TIMEOUT(pair, ten_thousand_in_order, 600)
 	EXPECT_EQ(10000ULL, info.mrci_msgs_received);
 }
 
+/* MRC_PEER: socket @fd, bound to [::1]:0, connected with no handshake to
+ * [::1]:@port as @local (its QPN and first PSN) to @peer.
+ */
+static int set_peer(int fd, unsigned short port, unsigned int local_qpn,
+		    unsigned int peer_qpn, unsigned int local_psn,
+		    unsigned int peer_psn)
+{
+	struct mrc_peer p = {
+		.addr = addr6("::1", port),
+		.local_qpn = local_qpn, .peer_qpn = peer_qpn,
+		.local_psn = local_psn, .peer_psn = peer_psn,
+	};
+
+	return setsockopt(fd, SOL_MRC, MRC_PEER, &p, sizeof(p));
+}
+
+static int bound_socket(unsigned short *port)
+{
+	struct sockaddr_mrc sa = addr6("::1", 0);
+	socklen_t len = sizeof(sa);
+	int fd = socket(family(), SOCK_SEQPACKET, 0);
+
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    getsockname(fd, (struct sockaddr *)&sa, &len))
+		return -1;
+	*port = ntohs(sa.smrc_port);
+	set_timeouts(fd, 30);
+	return fd;
+}
+
+/* From @tx to @rx: a burst of 64 small messages, then 40 of 150,000 bytes
+ * (three packets each over loopback) one at a time; every byte checked.
+ */
+static void peer_traffic(struct __test_metadata *_metadata, int tx, int rx,
+			 unsigned int seed)
+{
+	static unsigned char out[150000], in[150001];
+	int i;
+
+	for (i = 0; i < 64; i++) {
+		fill(out, 100, seed + i);
+		ASSERT_EQ(100, send(tx, out, 100, 0));
+	}
+	for (i = 0; i < 64; i++) {
+		fill(out, 100, seed + i);
+		ASSERT_EQ(100, recv(rx, in, sizeof(in), 0))
+			TH_LOG("message %d: %s", i, strerror(errno));
+		ASSERT_EQ(0, memcmp(in, out, 100)) TH_LOG("message %d", i);
+	}
+	for (i = 0; i < 40; i++) {
+		fill(out, sizeof(out), seed + 64 + i);
+		ASSERT_EQ((ssize_t)sizeof(out), send(tx, out, sizeof(out), 0));
+		ASSERT_EQ((ssize_t)sizeof(out), recv(rx, in, sizeof(in), 0))
+			TH_LOG("message %d: %s", 64 + i, strerror(errno));
+		ASSERT_EQ(0, memcmp(in, out, sizeof(out))) TH_LOG("message %d", 64 + i);
+	}
+}
+
+/* MRC_PEER connects two sockets with no handshake, each given the other's
+ * QPN and first PSN, as queue pairs set up out of band are. Each side's
+ * PSNs start a few short of 2^24, so that both directions' traffic crosses
+ * the wrap; then the usual teardown. Bad options are refused first.
+ */
+TEST(peer_no_handshake_across_psn_wrap)
+{
+	unsigned short pa, pb, pc;
+	int a = bound_socket(&pa), b = bound_socket(&pb), c = bound_socket(&pc);
+	struct mrc_peer p = { .addr = addr6("::1", 1) };
+	struct mrc_info info;
+
+	ASSERT_LE(0, a);
+	ASSERT_LE(0, b);
+	ASSERT_LE(0, c);
+	/* Refused: a short option, reserved or too large QPNs, a PSN past
+	 * 24 bits, a peer that is no address.
+	 */
+	EXPECT_EQ(-1, setsockopt(a, SOL_MRC, MRC_PEER, &p, sizeof(p) - 1));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, set_peer(a, pb, 2, 0x5eed02, 0, 0));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, set_peer(a, pb, 0x5eed01, 0x1000000, 0, 0));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, set_peer(a, pb, 0x5eed01, 0x5eed02, 0x1000000, 0));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, set_peer(a, 0, 0x5eed01, 0x5eed02, 0, 0));
+	EXPECT_EQ(EINVAL, errno);
+
+	ASSERT_EQ(0, set_peer(a, pb, 0x5eed01, 0x5eed02, 0xffffff - 40,
+			      0xffffff - 3)) TH_LOG("MRC_PEER: %s", strerror(errno));
+	ASSERT_EQ(0, set_peer(b, pa, 0x5eed02, 0x5eed01, 0xffffff - 3,
+			      0xffffff - 40)) TH_LOG("MRC_PEER: %s", strerror(errno));
+	/* A QPN in use, and a socket already connected. */
+	EXPECT_EQ(-1, set_peer(c, pa, 0x5eed01, 0x5eed03, 0, 0));
+	EXPECT_EQ(EADDRINUSE, errno);
+	EXPECT_EQ(-1, set_peer(a, pb, 0x5eed04, 0x5eed02, 0, 0));
+	EXPECT_EQ(EISCONN, errno);
+	ASSERT_EQ(0, get_info(a, &info));
+	EXPECT_EQ(MRC_ESTABLISHED, info.mrci_state);
+
+	peer_traffic(_metadata, a, b, 1);
+	peer_traffic(_metadata, b, a, 1000);
+	ASSERT_EQ(0, get_info(b, &info));
+	EXPECT_EQ(104ULL, info.mrci_msgs_received);
+	close(c);
+	close(a);
+	close(b);
+}
+
 TEST(refused)
 {
 	unsigned short port;

@@ -302,7 +302,7 @@ for i in range(3):
 	[ "$rc" -eq 0 ] || return 1
 	pcap_check "$cap" "d == [{'segs': ['$sid', '$H2'], 'sport': 40123, 'flowlabel': d[0]['flowlabel'],
 		'count': 3}]" --udp-port "$UDP_PORT" --summary || return 1
-	pcap_check "$cap" "all(p['dport'] == $UDP_PORT and p['mrc'] == {'version': 1, 'type': 5} and
+	pcap_check "$cap" "all(p['dport'] == $UDP_PORT and p['mrc'] == {'version': 2, 'type': 5} and
 		p['udp_len'] == 40 and p['srh']['segments_left'] == 0 and p['dst'] == '$H2' for p in d)" \
 		--udp-port "$UDP_PORT"
 }
