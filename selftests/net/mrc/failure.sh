@@ -29,7 +29,9 @@
 # cut the window and retire nothing (15), a blackhole retires its path
 # alone after fail_losses losses, with no RTO (16), and the peer's ACKs
 # held up on every plane at once are a delay of everyone's: path
-# timeouts are held for it, and no path is retired (17).
+# timeouts are held for it, and no path is retired (17); and a blackhole
+# under ping-pong, where the connection idles between messages, retires
+# its path all the same (18).
 
 # Test functions run through run_test, which shellcheck cannot follow;
 # awk programs are in single quotes on purpose.
@@ -446,6 +448,36 @@ blackhole_detect() {
 		{ echo "losses kept the path in more than two runs"; rc=1; }
 	seen_event "[124]" good assumed-bad loss && { echo "another path was retired"; rc=1; }
 	[ "$(delta "$c" RtoFired)" -eq 0 ] || { echo "an RTO fired"; rc=1; }
+	return "$rc"
+}
+
+# A blackhole under ping-pong: each message goes out once the last one's
+# echo is in, so the connection is idle between messages, and the failed
+# path, its credits gone, gets a packet of a message now and then. Its
+# losses must retire it all the same, and no other path.
+test_blackhole_pingpong() {
+	with_rto_min 200 blackhole_pingpong
+}
+
+blackhole_pingpong() {
+	local rc=0 c
+
+	reset_paths || return 1
+	# shellcheck disable=SC2086 # a list of names
+	c=$(counters $DETECTOR)
+	start --pingpong || { echo "the transfer did not start"; return 1; }
+	fab_exec_host 1 tc qdisc replace dev p3 root netem loss 100%
+	kill -0 "$CLIENT_PID" 2>/dev/null ||
+		{ echo "the transfer ended before the failure"; rc=1; }
+	wait_for 60 state_is 3 assumed-bad ||
+		{ echo "path 3 was not retired while the transfer ran"; rc=1; }
+	case3_heal
+	finish || rc=1
+	stop_monitor
+	show_deltas "$c"
+	grep -a "assumed-bad" "$tmp/monitor" | sed 's/^/monitor: /'
+	seen_event 3 good assumed-bad loss || { echo "path 3 was not retired"; rc=1; }
+	seen_event "[124]" good assumed-bad loss && { echo "another path was retired"; rc=1; }
 	return "$rc"
 }
 
@@ -896,4 +928,5 @@ run_test "a jittery, lossless plane: no path retired, under 1% retransmitted" te
 run_test "congestion drops on one plane: window cuts, the path kept" test_congestion
 run_test "a blackhole: its path alone retired after fail_losses losses, no RTO" test_blackhole_detect
 run_test "the peer's ACKs held up on every plane: timeouts held, no path retired" test_ack_delay
+run_test "a blackhole under ping-pong: its path retired all the same" test_blackhole_pingpong
 ktap_end
