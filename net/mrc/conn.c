@@ -48,8 +48,10 @@ int mrc_conn_hash(struct sock *sk, u32 id)
 			break;
 		}
 	}
-	if (err)
+	if (err) {
+		msk->lcid = 0;
 		return err;
+	}
 	sock_hold(sk);
 	msk->hashed = true;
 	return 0;

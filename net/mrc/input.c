@@ -981,7 +981,10 @@ static void mrc_rcv_synack(struct sock *sk, struct sk_buff *skb)
 		MRC_INC(sock_net(sk), DROP_SMALL_MSS);
 	msk->mss = min_t(u32, msk->mss, ntohs(s->mss));
 	msk->snd_mss = msk->mss;
-	if (!msk->rcid || msk->mss < MRC_MSS_MIN) {
+	if (msk->rcid < MRC_QPN_MIN || msk->rcid > MRC_QPN_MAX ||
+	    msk->mss < MRC_MSS_MIN) {
+		if (msk->rcid < MRC_QPN_MIN || msk->rcid > MRC_QPN_MAX)
+			MRC_INC(sock_net(sk), DROP_BAD_CID);
 		mrc_conn_abort(sk, ECONNREFUSED, false);
 		return;
 	}
@@ -1012,7 +1015,7 @@ static void mrc_listen_rcv_syn(struct sock *lsk, struct sk_buff *skb)
 	struct sock *child = NULL;
 
 	MRC_INC(net, IN_SYNS);
-	if (!scid) {
+	if (scid < MRC_QPN_MIN || scid > MRC_QPN_MAX) {
 		MRC_INC(net, DROP_BAD_CID);
 		return;
 	}

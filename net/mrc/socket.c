@@ -1026,24 +1026,39 @@ static int mrc_set_peer(struct socket *sock, sockptr_t optval,
 	if (p.local_qpn < MRC_QPN_MIN || p.local_qpn > MRC_QPN_MAX ||
 	    p.peer_qpn < MRC_QPN_MIN || p.peer_qpn > MRC_QPN_MAX ||
 	    p.local_psn > MRC_PSN_MAX || p.peer_psn > MRC_PSN_MAX ||
-	    (p.peer_mss && p.peer_mss < MRC_MSS_MIN))
+	    (p.peer_mss && p.peer_mss < MRC_MSS_MIN) || p.flags)
 		return -EINVAL;
 
 	lock_sock(sk);
-	if (msk->state != MRC_CLOSED || sock->state == SS_CONNECTED) {
-		err = msk->state == MRC_LISTEN ? -EINVAL : -EISCONN;
-		goto out;
+	switch (msk->state) {
+	case MRC_CLOSED:
+		err = sock->state == SS_CONNECTED ? -EISCONN : 0;
+		break;
+	case MRC_SYN_SENT:
+		err = -EALREADY;
+		break;
+	case MRC_LISTEN:
+		err = -EINVAL;
+		break;
+	default:
+		err = -EISCONN;
 	}
+	if (err)
+		goto out;
 	err = mrc_conn_setup(sk, &p.addr, type, p.local_qpn, p.local_psn);
 	if (err)
 		goto out;
 	msk->rcid = p.peer_qpn;
 	msk->rcv_nxt = p.peer_psn;
-	if (p.peer_mss)
-		msk->mss = min(msk->mss, p.peer_mss);
-	msk->snd_mss = msk->mss;
+	/* It sends what the peer takes, and takes what its own route
+	 * carries, which is what the peer is told it takes.
+	 */
+	msk->snd_mss = min(msk->mss, p.peer_mss ?: msk->mss);
 	msk->peer_rwnd = p.peer_rwnd ?: mrc_rcv_wnd(sk);
 	msk->rwnd_seq = msk->snd_isn;
+	/* What a SYN would have offered the peer. */
+	msk->rcv_wnd_adv = mrc_rcv_wnd(sk);
+	msk->rcv_edge = msk->rcv_wnd_adv;
 	mrc_conn_established(sk);
 	sock->state = SS_CONNECTED;
 out:

@@ -62,10 +62,12 @@ struct sockaddr_mrc {
  * @peer_qpn: the peer's connection id
  * @local_psn: the first PSN this end sends
  * @peer_psn: the first PSN the peer sends
- * @peer_mss: the largest payload the peer takes in one packet; 0 for this
- *	end's own (the narrowest route of its paths)
+ * @peer_mss: the largest payload the peer takes in one packet, which this
+ *	end sends no more than; 0 for this end's own (the narrowest route of
+ *	its paths), which is what it takes
  * @peer_rwnd: the peer's receive window at the start, bytes; 0 for the
  *	window this end would offer itself
+ * @flags: 0
  *
  * The socket, unconnected, becomes connected at once, as a queue pair
  * moved to RTS does; the peer does the same with the values swapped. A
@@ -79,6 +81,7 @@ struct mrc_peer {
 	__u32			peer_psn;
 	__u32			peer_mss;
 	__u32			peer_rwnd;
+	__u32			flags;
 };
 
 /* Connection states, as reported in mrc_info.mrci_state. */

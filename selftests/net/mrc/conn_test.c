@@ -448,8 +448,8 @@ TEST_F_TIMEOUT(pair, ten_thousand_in_order, 600)
 	EXPECT_EQ(10000ULL, info.mrci_msgs_received);
 }
 
-/* MRC_PEER: socket @fd, bound to [::1]:0, connected with no handshake to
- * [::1]:@port as @local (its QPN and first PSN) to @peer.
+/* MRC_PEER: socket @fd connected with no handshake to [::1]:@port, as
+ * @local_qpn (starting at PSN @local_psn) to @peer_qpn (at @peer_psn).
  */
 static int set_peer(int fd, unsigned short port, unsigned int local_qpn,
 		    unsigned int peer_qpn, unsigned int local_psn,
@@ -464,17 +464,22 @@ static int set_peer(int fd, unsigned short port, unsigned int local_qpn,
 	return setsockopt(fd, SOL_MRC, MRC_PEER, &p, sizeof(p));
 }
 
+/* A socket bound to [::1]:0, its port in *@port. */
 static int bound_socket(unsigned short *port)
 {
 	struct sockaddr_mrc sa = addr6("::1", 0);
 	socklen_t len = sizeof(sa);
 	int fd = socket(family(), SOCK_SEQPACKET, 0);
 
-	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
-	    getsockname(fd, (struct sockaddr *)&sa, &len))
+	if (fd < 0)
 		return -1;
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    getsockname(fd, (struct sockaddr *)&sa, &len)) {
+		close(fd);
+		return -1;
+	}
 	*port = ntohs(sa.smrc_port);
-	set_timeouts(fd, 30);
+	set_timeouts(fd, 10);
 	return fd;
 }
 
@@ -506,54 +511,121 @@ static void peer_traffic(struct __test_metadata *_metadata, int tx, int rx,
 	}
 }
 
-/* MRC_PEER connects two sockets with no handshake, each given the other's
- * QPN and first PSN, as queue pairs set up out of band are. Each side's
- * PSNs start a few short of 2^24, so that both directions' traffic crosses
- * the wrap; then the usual teardown. Bad options are refused first.
- */
-TEST(peer_no_handshake_across_psn_wrap)
+/* Options MRC_PEER refuses, each with its errno. */
+TEST(peer_refusals)
 {
-	unsigned short pa, pb, pc;
-	int a = bound_socket(&pa), b = bound_socket(&pb), c = bound_socket(&pc);
-	struct mrc_peer p = { .addr = addr6("::1", 1) };
-	struct mrc_info info;
+	unsigned short pa, pb, pl;
+	int a = bound_socket(&pa), b = bound_socket(&pb);
+	int l = listener(&pl), c = socket(family(), SOCK_SEQPACKET, 0);
+	struct mrc_peer p = {
+		.addr = addr6("::1", pb), .local_qpn = 0x5eed11,
+		.peer_qpn = 0x5eed12,
+	};
+	struct mrc_peer q;
+	struct {
+		const char *what;
+		unsigned int *field, value;
+		int err;
+	} bad[] = {
+		{ "a reserved local QPN", &q.local_qpn, 2, EINVAL },
+		{ "a local QPN over 24 bits", &q.local_qpn, 0x1000000, EINVAL },
+		{ "a reserved peer QPN", &q.peer_qpn, 0, EINVAL },
+		{ "a peer QPN over 24 bits", &q.peer_qpn, 0x1000000, EINVAL },
+		{ "a local PSN over 24 bits", &q.local_psn, 0x1000000, EINVAL },
+		{ "a peer PSN over 24 bits", &q.peer_psn, 0x1000000, EINVAL },
+		{ "a peer MSS below the floor", &q.peer_mss, 100, EINVAL },
+		{ "flags", &q.flags, 1, EINVAL },
+	};
+	unsigned int i;
 
 	ASSERT_LE(0, a);
 	ASSERT_LE(0, b);
+	ASSERT_LE(0, l);
 	ASSERT_LE(0, c);
-	/* Refused: a short option, reserved or too large QPNs, a PSN past
-	 * 24 bits, a peer that is no address.
-	 */
 	EXPECT_EQ(-1, setsockopt(a, SOL_MRC, MRC_PEER, &p, sizeof(p) - 1));
 	EXPECT_EQ(EINVAL, errno);
-	EXPECT_EQ(-1, set_peer(a, pb, 2, 0x5eed02, 0, 0));
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		q = p;
+		*bad[i].field = bad[i].value;
+		EXPECT_EQ(-1, setsockopt(a, SOL_MRC, MRC_PEER, &q, sizeof(q)))
+			TH_LOG("%s accepted", bad[i].what);
+		EXPECT_EQ(bad[i].err, errno) TH_LOG("%s", bad[i].what);
+	}
+	q = p;
+	q.addr.smrc_port = 0;
+	EXPECT_EQ(-1, setsockopt(a, SOL_MRC, MRC_PEER, &q, sizeof(q)));
 	EXPECT_EQ(EINVAL, errno);
-	EXPECT_EQ(-1, set_peer(a, pb, 0x5eed01, 0x1000000, 0, 0));
+	q = p;
+	q.addr.smrc_family = AF_INET6;
+	EXPECT_EQ(-1, setsockopt(a, SOL_MRC, MRC_PEER, &q, sizeof(q)));
+	EXPECT_EQ(EAFNOSUPPORT, errno);
+	EXPECT_EQ(-1, setsockopt(l, SOL_MRC, MRC_PEER, &p, sizeof(p)));
 	EXPECT_EQ(EINVAL, errno);
-	EXPECT_EQ(-1, set_peer(a, pb, 0x5eed01, 0x5eed02, 0x1000000, 0));
-	EXPECT_EQ(EINVAL, errno);
-	EXPECT_EQ(-1, set_peer(a, 0, 0x5eed01, 0x5eed02, 0, 0));
-	EXPECT_EQ(EINVAL, errno);
+	/* Taken, then in use. */
+	ASSERT_EQ(0, setsockopt(a, SOL_MRC, MRC_PEER, &p, sizeof(p)));
+	EXPECT_EQ(-1, setsockopt(c, SOL_MRC, MRC_PEER, &p, sizeof(p)));
+	EXPECT_EQ(EADDRINUSE, errno);
+	EXPECT_EQ(-1, setsockopt(a, SOL_MRC, MRC_PEER, &p, sizeof(p)));
+	EXPECT_EQ(EISCONN, errno);
+	close(c);
+	close(l);
+	close(b);
+	close(a);
+}
 
-	ASSERT_EQ(0, set_peer(a, pb, 0x5eed01, 0x5eed02, 0xffffff - 40,
+/* MRC_PEER connects two sockets with no handshake, each given the other's
+ * QPN and first PSN, as queue pairs set up out of band are. A starts 64
+ * PSNs short of 2^24, so that its first 3-packet message straddles the
+ * wrap; B 3 short, so that its burst of small messages does. Nothing is
+ * retransmitted over loopback. Then each end shuts down in turn. A pair
+ * given each other's PSNs wrong delivers nothing.
+ */
+TEST(peer_no_handshake_across_psn_wrap)
+{
+	unsigned short pa, pb, pd, pe;
+	int a = bound_socket(&pa), b = bound_socket(&pb);
+	int d = bound_socket(&pd), e = bound_socket(&pe);
+	struct mrc_info info;
+	char buf[16];
+
+	ASSERT_LE(0, a);
+	ASSERT_LE(0, b);
+	ASSERT_LE(0, d);
+	ASSERT_LE(0, e);
+	ASSERT_EQ(0, set_peer(a, pb, 0x5eed01, 0x5eed02, 0xffffff - 64,
 			      0xffffff - 3)) TH_LOG("MRC_PEER: %s", strerror(errno));
 	ASSERT_EQ(0, set_peer(b, pa, 0x5eed02, 0x5eed01, 0xffffff - 3,
-			      0xffffff - 40)) TH_LOG("MRC_PEER: %s", strerror(errno));
-	/* A QPN in use, and a socket already connected. */
-	EXPECT_EQ(-1, set_peer(c, pa, 0x5eed01, 0x5eed03, 0, 0));
-	EXPECT_EQ(EADDRINUSE, errno);
-	EXPECT_EQ(-1, set_peer(a, pb, 0x5eed04, 0x5eed02, 0, 0));
-	EXPECT_EQ(EISCONN, errno);
+			      0xffffff - 64)) TH_LOG("MRC_PEER: %s", strerror(errno));
 	ASSERT_EQ(0, get_info(a, &info));
 	EXPECT_EQ(MRC_ESTABLISHED, info.mrci_state);
+	EXPECT_EQ(0x5eed01U, info.mrci_local_cid);
+	EXPECT_EQ(0x5eed02U, info.mrci_remote_cid);
 
 	peer_traffic(_metadata, a, b, 1);
 	peer_traffic(_metadata, b, a, 1000);
 	ASSERT_EQ(0, get_info(b, &info));
 	EXPECT_EQ(104ULL, info.mrci_msgs_received);
-	close(c);
-	close(a);
+	EXPECT_EQ(0ULL, info.mrci_pkts_retrans);
+	ASSERT_EQ(0, get_info(a, &info));
+	EXPECT_EQ(104ULL, info.mrci_msgs_received);
+	EXPECT_EQ(0ULL, info.mrci_pkts_retrans);
+
+	ASSERT_EQ(0, shutdown(a, SHUT_WR));
+	EXPECT_EQ(0, recv(b, buf, sizeof(buf), 0));
+	ASSERT_EQ(0, shutdown(b, SHUT_WR));
+	EXPECT_EQ(0, recv(a, buf, sizeof(buf), 0));
+
+	/* E expects D's PSNs 1,000 further on: beyond its window. */
+	set_timeouts(e, 2);
+	ASSERT_EQ(0, set_peer(d, pe, 0x5eed03, 0x5eed04, 100, 200));
+	ASSERT_EQ(0, set_peer(e, pd, 0x5eed04, 0x5eed03, 200, 1100));
+	ASSERT_EQ(5, send(d, "hello", 5, 0));
+	EXPECT_EQ(-1, recv(e, buf, sizeof(buf), 0));
+	EXPECT_EQ(EAGAIN, errno);
+	close(e);
+	close(d);
 	close(b);
+	close(a);
 }
 
 TEST(refused)

@@ -30,6 +30,9 @@ from mrc10 import (BTH, METH, TSETH, RETH, ImmDt, AETH, SETH, CCState, NETH,
                    PETH, ERTH, EETH)
 
 PORT = 4971
+# A byte of the payload or headers, counted from the end: changed, the
+# ICRC must fail.
+ICRC_POS = 6
 failures = []
 
 
@@ -214,11 +217,79 @@ def check_layout(lines):
           % sorted(set(LAYOUT) - seen))
 
 
+# The dissector's field for each layer field the check compares.
+DISSECTED = {
+    (BTH, "opcode"): "mrc10.opcode", (BTH, "psn"): "infiniband.bth.psn",
+    (BTH, "dqpn"): "infiniband.bth.destqp", (METH, "msn"): "mrc10.meth.msn",
+    (RETH, "dmalen"): "mrc10.reth.dma_len", (ImmDt, "imm"): "mrc10.imm",
+    (SETH, "cack_psn"): "mrc10.seth.cack_psn",
+    (SETH, "entropy"): "mrc10.seth.entropy",
+    (CCState, "tx_ts"): "mrc10.cc.ts", (NETH, "reason"): "mrc10.neth.reason",
+    (NETH, "nack_psn"): "mrc10.neth.nack_psn",
+    (PETH, "probe_id"): "mrc10.peth.probe_id",
+    (ERTH, "port_mask"): "mrc10.erth.port_mask",
+    (EETH, "tx_ts"): "mrc10.eeth.ts", (AETH, "msn"): "mrc10.aeth.msn",
+}
+
+
+def check_dissector(lua):
+    """Random packets of every opcode, and some with a byte changed, read
+    by tshark with LUA: each field as built, each ICRC judged right."""
+    import subprocess
+    import tempfile
+    from scapy.all import Ether, wrpcap
+
+    rng = random.Random(5)
+    pkts, want = [], []
+    for i in range(120):
+        p, _ = packet(rng)
+        bad = i % 10 == 9
+        if bad:
+            raw = bytearray(bytes(p))
+            raw[-ICRC_POS] ^= 0x40
+            p = IPv6(bytes(raw))
+        pkts.append(Ether(src="02:00:00:00:00:01", dst="02:00:00:00:00:02") / p)
+        fields = {"mrc10.icrc.status": "0" if bad else "1"}
+        for (cls, name), field in DISSECTED.items():
+            if p.haslayer(cls) and not bad:
+                fields[field] = int(getattr(p[cls], name))
+        want.append(fields)
+    names = sorted({k for w in want for k in w})
+    with tempfile.NamedTemporaryFile(suffix=".pcap") as cap:
+        wrpcap(cap.name, pkts)
+        out = subprocess.run(
+            ["tshark", "-n", "-r", cap.name, "-X", "lua_script:" + lua,
+             "-T", "fields", "-E", "occurrence=f"] +
+            [x for n in names for x in ("-e", n)],
+            capture_output=True, text=True, check=False)
+    lines = out.stdout.splitlines()
+    check(len(lines) == len(pkts), "tshark read %d packets of %d: %s"
+          % (len(lines), len(pkts), out.stderr.strip()[-200:]))
+    for i, (line, w) in enumerate(zip(lines, want)):
+        got = dict(zip(names, line.split("\t")))
+        for k, v in w.items():
+            g = got.get(k, "")
+            try:
+                ok = int(g, 0) == int(v) if g else False
+            except ValueError:
+                ok = False
+            check(ok, "frame %d: %s is %r, not %s" % (i + 1, k, g, v))
+
+
 def main():
     mrc10.bind(PORT)
     rng = random.Random(int(sys.argv[3]) if len(sys.argv) > 3 else 1)
     if len(sys.argv) > 2 and sys.argv[1] == "--vectors":
         vectors(int(sys.argv[2]), rng)
+        return
+    if len(sys.argv) > 2 and sys.argv[1] == "--dissector":
+        check_dissector(sys.argv[2])
+        for f in failures[:20]:
+            print("mrc10_selftest: " + f)
+        if failures:
+            sys.exit(1)
+        print("mrc10_selftest: %s decodes every opcode's fields and judges "
+              "every ICRC" % sys.argv[2])
         return
     if len(sys.argv) > 1 and sys.argv[1] == "--layout":
         check_layout(sys.stdin)
