@@ -739,6 +739,36 @@ static void mrc_rwnd_update(struct mrc_sock *msk, u32 seq, u32 rwnd)
 	msk->peer_rwnd = rwnd;
 }
 
+/* An ACK overtaken by a later one (@cum before snd_una): what it
+ * acknowledges and its window are old news, but not its echo. The ACK of a
+ * duplicate, sent at once, says that a packet declared lost on its path
+ * arrived after all, and may well come after newer ACKs that took other
+ * paths: a retirement it proves spurious is undone all the same.
+ */
+static void mrc_rcv_ack_overtaken(struct sock *sk, const struct mrc_ack *a,
+				  u32 cum, u16 flags)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+	DECLARE_BITMAP(none, MRC_SACK_BITS);
+	u32 tsecr = ntohl(a->tsecr);
+	int p;
+
+	MRC_INC(sock_net(sk), ACK_OVERTAKEN);
+	p = mrc_cp_find(mrc_cps(msk), ntohs(a->ev_echo));
+	if (p >= 0) {
+		/* Nothing it covers is acknowledged for the first time. */
+		bitmap_zero(none, MRC_SACK_BITS);
+		mrc_cp_on_echo(sk, p, tsecr);
+		mrc_cp_undo(sk, p, tsecr, cum, none);
+	}
+	if (flags & MRC_F_DUP) {
+		MRC_INC(sock_net(sk), SPURIOUS_RETRANS);
+		if (p >= 0)
+			mrc_cp_on_dup(sk, p, tsecr);
+		mrc_cc_on_spurious(sk);
+	}
+}
+
 static void mrc_rcv_ack(struct sock *sk, struct sk_buff *skb)
 {
 	const struct mrc_ack *a = (const struct mrc_ack *)skb->data;
@@ -758,9 +788,10 @@ static void mrc_rcv_ack(struct sock *sk, struct sk_buff *skb)
 		MRC_INC(net, DROP_ACK_UNSENT);
 		return;
 	}
-	/* Overtaken by a later ACK: nothing in it is news. */
-	if (mrc_psn_before(cum, msk->snd_una))
+	if (mrc_psn_before(cum, msk->snd_una)) {
+		mrc_rcv_ack_overtaken(sk, a, cum, flags);
 		return;
+	}
 	if (!mrc_sack_load(sack, a->sack, cum, msk->snd_nxt)) {
 		MRC_INC(net, DROP_SACK_UNSENT);
 		return;

@@ -354,7 +354,7 @@ test_undo() {
 	undone0=$(mib RetireUndone)
 	data0=$(mib OutData)
 	c=$(mrc_mib_read "$(fab_ns_host 1)" PathTimeLost PathLateKept RackLost \
-		RtoFired RetireTrimmed RetireAtFloor)
+		RtoFired RetireTrimmed RetireAtFloor AckOvertaken SpuriousRetrans)
 	# Once data flows, plane 2 holds what it is given for 200 ms (800 ms
 	# on a slow machine, whose RTTs are longer) for 0.3 s, while plane 1
 	# delivers. Changing netem's delay keeps what it holds, which then

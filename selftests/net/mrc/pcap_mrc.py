@@ -216,15 +216,33 @@ def final_dst(pkt):
     return pkt["dst"]
 
 
-def packets(path):
+def frames(path):
+    """Yield (n, time, wirelen, ipv6 bytes) for each frame of a classic
+    pcap that holds an IPv6 packet; n counts every frame, from 0."""
     with open(path, "rb") as f:
         for n, (linktype, ts, wirelen, data) in enumerate(read_pcap(f)):
             off = l3_offset(linktype, data)
-            if off is None:
-                continue
-            pkt = parse_ipv6(data, off)
-            if pkt is None:
-                continue
+            if off is not None:
+                yield n, ts, wirelen, data[off:]
+
+
+def upper_layer(ip):
+    """(protocol, offset, final destination bytes) of the IPv6 packet ip:
+    the protocol after the extension headers and where its header starts,
+    and the packet's final destination (the SRH's last segment, if it has
+    one). The offset may be past what was captured."""
+    nh, off, final = ip[6], 40, ip[24:40]
+    while nh in (NH_HOPOPTS, NH_ROUTING, NH_DSTOPTS) and off + 8 <= len(ip):
+        if nh == NH_ROUTING and ip[off + 2] == SRH_TYPE and off + 24 <= len(ip):
+            final = ip[off + 8:off + 24]
+        nh, off = ip[off], off + (ip[off + 1] + 1) * 8
+    return nh, off, final
+
+
+def packets(path):
+    for n, ts, wirelen, ip in frames(path):
+        pkt = parse_ipv6(ip, 0)
+        if pkt is not None:
             yield dict(n=n, time=round(ts, 9), len=wirelen, **pkt)
 
 

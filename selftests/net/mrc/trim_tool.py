@@ -26,6 +26,8 @@ import socket
 import struct
 import sys
 
+import pcap_mrc
+
 IPV6_TCLASS = 67
 IPV6_RTHDR = 57
 UDP_SEGMENT = 103
@@ -71,21 +73,6 @@ def send(a):
     s.close()
 
 
-def frames(path):
-    with open(path, "rb") as f:
-        hdr = f.read(24)
-        magic = struct.unpack("<I", hdr[:4])[0]
-        end = "<" if magic in (0xA1B2C3D4, 0xA1B23C4D) else ">"
-        while True:
-            rec = f.read(16)
-            if len(rec) < 16:
-                return
-            _, _, incl, orig = struct.unpack(end + "IIII", rec)
-            data = f.read(incl)
-            if len(data) >= 14 and data[12:14] == b"\x86\xdd":
-                yield orig, data[14:]
-
-
 def csum(data):
     if len(data) % 2:
         data += b"\0"
@@ -97,14 +84,12 @@ def csum(data):
 
 def read(a):
     out = []
-    for flen, ip in frames(a.pcap):
+    for _, _, flen, ip in pcap_mrc.frames(a.pcap):
+        if len(ip) < 40 or ip[0] >> 4 != 6:
+            continue
         tc = ((ip[0] & 0x0f) << 4) | (ip[1] >> 4)
         plen = struct.unpack("!H", ip[4:6])[0]
-        nh, off, final = ip[6], 40, ip[24:40]
-        while nh in (0, 43, 60) and off + 8 <= len(ip):
-            if nh == 43 and ip[off + 2] == 4:
-                final = ip[off + 8:off + 24]
-            nh, off = ip[off], off + (ip[off + 1] + 1) * 8
+        nh, off, final = pcap_mrc.upper_layer(ip)
         if nh != 17 or off + 12 > len(ip):
             continue
         udp = ip[off:40 + plen]

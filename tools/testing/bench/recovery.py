@@ -46,32 +46,12 @@ import struct
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "../../../selftests/net/mrc"))
+import pcap_mrc  # noqa: E402 (found through the path above)
+
 FAILED_PLANE = 2
 COV_BIN = 25
-
-
-def frames(path):
-    """(time, frame length, ipv6 bytes) of each Ethernet frame."""
-    with open(path, "rb") as f:
-        hdr = f.read(24)
-        if len(hdr) < 24:
-            return
-        magic = struct.unpack("<I", hdr[:4])[0]
-        if magic in (0xA1B2C3D4, 0xA1B23C4D):
-            end = "<"
-        else:
-            end = ">"
-        nano = magic in (0xA1B23C4D, 0x4D3CB2A1)
-        while True:
-            rec = f.read(16)
-            if len(rec) < 16:
-                return
-            sec, frac, incl, orig = struct.unpack(end + "IIII", rec)
-            data = f.read(incl)
-            t = sec + frac / (1e9 if nano else 1e6)
-            if len(data) < 14 or struct.unpack(">H", data[12:14])[0] != 0x86DD:
-                continue
-            yield t, orig, data[14:]
 
 
 MRC_F_RETX = 0x0004
@@ -81,12 +61,10 @@ def data_kind(ip6):
     """None unless an MRC DATA packet or a TCP segment with payload; then
     "retx" for an MRC DATA packet flagged as a retransmission, else
     "data"."""
-    if len(ip6) < 40:
+    if len(ip6) < 40 or ip6[0] >> 4 != 6:
         return None
     plen = struct.unpack(">H", ip6[4:6])[0]
-    nh, off = ip6[6], 40
-    while nh in (0, 43, 60) and off + 2 <= len(ip6):
-        nh, off = ip6[off], off + (ip6[off + 1] + 1) * 8
+    nh, off, _ = pcap_mrc.upper_layer(ip6)
     if nh == 17 and off + 12 <= len(ip6):
         dport = struct.unpack(">H", ip6[off + 2:off + 4])[0]
         if dport != 4797 or ip6[off + 9] != 1:
@@ -115,7 +93,7 @@ def analyse(d, proto, run, planes, rate):
         path = os.path.join(d, "cap-%s-%d-%d.pcap" % (proto, run, k))
         if not os.path.exists(path):
             continue
-        for t, length, ip6 in frames(path):
+        for _, t, length, ip6 in pcap_mrc.frames(path):
             kind = data_kind(ip6) if t >= t0 else None
             if not kind:
                 continue
