@@ -213,7 +213,7 @@ class Attack:
         # A message of tiny packets would make a receiver hold many times
         # its size: below the floor (1060 bytes), no connection.
         n = 20
-        frames = [t.make(syn(random.getrandbits(32) | 1,
+        frames = [t.make(syn(random.randrange(3, 1 << 24),
                              random.randrange(1024, 65536),
                              self.a.listen_port, mss))
                   for mss in (0, 64, 536, 1059) for _ in range(n // 4)]
@@ -221,7 +221,7 @@ class Attack:
                   frames, {"DropSmallMss": n},
                   lambda d: not d.get("OutSyns", 0) and
                   not d.get("PassiveOpens", 0))
-        frames = [t.make(syn(random.getrandbits(32) | 1,
+        frames = [t.make(syn(random.randrange(3, 1 << 24),
                              random.randrange(1024, 65536),
                              self.a.listen_port))
                   for _ in range(500)]
