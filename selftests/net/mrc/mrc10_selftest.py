@@ -14,9 +14,17 @@ so that the module's icrc.c is checked against this decoder too.
 mrc10_selftest.py --layout: reads what tools/testing/wire10_layout.c
 prints (each header of include/mrc10_wire.h, every field set through the
 module's names) and compares it with the same headers built here.
+
+mrc10_selftest.py --codec BINARY: holds the module's net/mrc/wire10.c,
+built as BINARY (tools/testing/wire10_codec.c), to this decoder both ways:
+what it writes decodes here to the fields it says it wrote, and what is
+built here from the tables (whole, trimmed, without TSETH, short, of
+another opcode, of another TVer, with an offset past 32 bits) it reads
+to the same fields, or refuses for the reason expected.
 """
 import ipaddress
 import random
+import subprocess
 import sys
 
 from scapy.layers.inet import UDP
@@ -276,6 +284,179 @@ def check_dissector(lua):
             check(ok, "frame %d: %s is %r, not %s" % (i + 1, k, g, v))
 
 
+# What wire10_codec prints for each kind, in its order.
+DATA_FIELDS = ("qpn psn msn offset msg_len plen ts ack_req retx last "
+               "trimmed").split()
+SACK_FIELDS = ("qpn psn cack_psn ack_psn_offset pr m entropy spdcid dpdcid "
+               "mpr sack_offset bitmap ts ooo_count rcvd x rwnd hold_us "
+               "xflags").split()
+NACK_FIELDS = "qpn psn reason entropy spdcid dpdcid nack_psn ts".split()
+# wire10.h's enum mrc10_bad.
+BAD_SHORT, BAD_OPCODE, BAD_VERSION, BAD_FIELD = 1, 2, 3, 4
+
+
+def line_of(kind, names, values):
+    return kind + " " + " ".join("%s=%d" % (n, values[n]) for n in names)
+
+
+def decode(kind, raw):
+    """The fields of a whole packet, as the tables read them."""
+    bth = BTH(raw)
+    v = {"qpn": bth.dqpn, "psn": bth.psn}
+    if kind == "data":
+        meth = bth[METH]
+        reth = bth[RETH]
+        hlen = 12 + 4 + (4 if bth.ts else 0) + 16
+        imm = bth.opcode in (mrc10.WRITE_LAST_IMM, mrc10.WRITE_ONLY_IMM)
+        if imm:
+            hlen += 4
+        v.update(msn=meth.msn, offset=reth.va, msg_len=reth.dmalen,
+                 plen=len(raw) - hlen - bth.padcnt - mrc10.ICRC_LEN,
+                 ts=bth[TSETH].tx_ts if bth.ts else 0, ack_req=bth.a,
+                 retx=bth.rtx,
+                 last=int(bth.opcode in (mrc10.WRITE_LAST, mrc10.WRITE_LAST_IMM,
+                                         mrc10.WRITE_ONLY,
+                                         mrc10.WRITE_ONLY_IMM)),
+                 trimmed=0)
+        # What AF_MRC writes: the opcode from the offset and the end,
+        # ImmDt the message's length, RQMSN the MSN, TSETH's TSR and ftype.
+        first = reth.va == 0
+        want = {(True, True): mrc10.WRITE_ONLY_IMM,
+                (True, False): mrc10.WRITE_FIRST,
+                (False, True): mrc10.WRITE_LAST_IMM,
+                (False, False): mrc10.WRITE_MIDDLE}[(first, bool(v["last"]))]
+        check(bth.opcode == want, "codec: data opcode %#x, not %#x"
+              % (bth.opcode, want))
+        check(not imm or bth[ImmDt].imm == reth.dmalen,
+              "codec: ImmDt is not the message's length")
+        check(meth.rqmsn == meth.msn, "codec: RQMSN is not the MSN")
+        check(bth.ts and bth[TSETH].tsr == 1 and bth[TSETH].ftype == 1,
+              "codec: TSETH not sent as the mapping says")
+        check(bth.pkey == 0xFFFF and bth.tver == 0,
+              "codec: P_Key or TVer not as the mapping says")
+    elif kind == "sack":
+        seth, cc = bth[SETH], bth[CCState]
+        v.update(cack_psn=seth.cack_psn, ack_psn_offset=seth.ack_psn_offset,
+                 pr=seth.pr, m=seth.m, entropy=seth.entropy,
+                 spdcid=seth.spdcid, dpdcid=seth.dpdcid, mpr=seth.mpr,
+                 sack_offset=seth.sack_offset, bitmap=seth.bitmap,
+                 ts=cc.tx_ts, ooo_count=cc.ooo_count, rcvd=cc.rcvd_bytes,
+                 x=seth.x, rwnd=0, hold_us=0, xflags=0)
+        if seth.x:
+            rest = bytes(cc.payload)
+            check(len(rest) == 8 + mrc10.ICRC_LEN,
+                  "codec: the extension is not 8 bytes")
+            v.update(rwnd=int.from_bytes(rest[0:4], "big"),
+                     hold_us=int.from_bytes(rest[4:6], "big"),
+                     xflags=int.from_bytes(rest[6:8], "big"))
+    else:
+        neth = bth[NETH]
+        v.update(reason=neth.reason, entropy=neth.entropy,
+                 spdcid=neth.spdcid, dpdcid=neth.dpdcid,
+                 nack_psn=neth.nack_psn, ts=neth.tx_ts)
+    return v
+
+
+FIELDS = {"data": DATA_FIELDS, "sack": SACK_FIELDS, "nack": NACK_FIELDS}
+
+
+def codec_written(binary, n):
+    """What the module writes decodes here to what it says it wrote."""
+    out = subprocess.run([binary, "write", str(n), "12345"], check=True,
+                         capture_output=True, text=True).stdout.splitlines()
+    check(len(out) == 3 * n, "codec: write printed %d lines" % len(out))
+    for line in out:
+        kind, rest = line.split(" ", 1)
+        fields, raw = rest.rsplit(" ", 1)
+        got = line_of(kind, FIELDS[kind], decode(kind, bytes.fromhex(raw)))
+        if kind == "nack":
+            check(BTH(bytes.fromhex(raw))[NETH].cc_type == 2,
+                  "codec: NACK cc_type not 2")
+        check(got == kind + " " + fields,
+              "codec: written %s decodes to\n  %s, not\n  %s"
+              % (kind, got, line))
+
+
+def built_data(rng):
+    """A WRITE packet from the tables, and what the module must read."""
+    mlen = rng.randrange(5000)
+    off = 0 if rng.random() < 0.3 else rng.randrange(mlen + 1)
+    plen = rng.randrange(mlen - off + 1)
+    last = off + plen == mlen
+    tsflag = rng.random() < 0.8
+    imm = last and rng.random() < 0.7
+    op = {(True, True): mrc10.WRITE_ONLY, (True, False): mrc10.WRITE_FIRST,
+          (False, True): mrc10.WRITE_LAST,
+          (False, False): mrc10.WRITE_MIDDLE}[(off == 0, last)]
+    if imm:
+        op += 1
+    pad = -plen % 4
+    bth = BTH(opcode=op, padcnt=pad, dqpn=rng.randrange(1 << 24),
+              psn=rng.randrange(1 << 24), a=rng.randrange(2),
+              rtx=rng.randrange(2), ts=int(tsflag), pkey=rng.randrange(1 << 16))
+    pkt = bth / METH(rqmsn=rng.randrange(1 << 16), msn=rng.randrange(1 << 16))
+    if tsflag:
+        pkt = pkt / TSETH(tx_ts=rng.randrange(1 << 16), tsr=1)
+    pkt = pkt / RETH(va=off, rkey=rng.randrange(1 << 32), dmalen=mlen)
+    if imm:
+        pkt = pkt / ImmDt(imm=rng.randrange(1 << 32))
+    raw = bytes(pkt) + bytes(rng.randrange(256) for _ in range(plen)) + \
+        bytes(pad) + bytes(mrc10.ICRC_LEN)
+    want = {"qpn": bth.dqpn, "psn": bth.psn, "msn": pkt[METH].msn,
+            "offset": off, "msg_len": mlen, "plen": plen,
+            "ts": pkt[TSETH].tx_ts if tsflag else 0, "ack_req": bth.a,
+            "retx": bth.rtx, "last": int(last), "trimmed": 0}
+    return raw, want
+
+
+def codec_read(binary, n, rng):
+    """What is built here the module reads to the same fields, or refuses
+    for the reason expected."""
+    cases = []
+    for _ in range(n):
+        raw, want = built_data(rng)
+        cases.append(("data", raw, line_of("data", DATA_FIELDS, want)))
+        # Trimmed: the headers up to RETH, nothing after.
+        hl = 12 + 4 + (4 if BTH(raw).ts else 0) + 16
+        want = dict(want, plen=0, trimmed=1)
+        cases.append(("data", raw[:hl], line_of("data", DATA_FIELDS, want)))
+        cases.append(("data", raw[:hl - 1 - rng.randrange(hl - 1)],
+                      "data bad=%d" % BAD_SHORT))
+        cases.append(("data", bytes([rng.choice([0xC5, 0xCC, 0xDC, 0x04])]) +
+                      raw[1:], "data bad=%d" % BAD_OPCODE))
+        cases.append(("data", raw[:1] + bytes([raw[1] | 1 + rng.randrange(15)])
+                      + raw[2:], "data bad=%d" % BAD_VERSION))
+        far = bytes(BTH(opcode=mrc10.WRITE_MIDDLE, ts=1) / METH() /
+                    TSETH() / RETH(va=(1 << 32) + rng.randrange(1 << 32))) + \
+            bytes(8)
+        cases.append(("data", far, "data bad=%d" % BAD_FIELD))
+        for kind, cls, names in (("sack", SETH, SACK_FIELDS),
+                                 ("nack", NETH, NACK_FIELDS)):
+            op = mrc10.RELIABILITY_SACK if kind == "sack" else \
+                mrc10.RELIABILITY_NACK
+            hdr = filled(cls, rng)
+            pkt = BTH(opcode=op, dqpn=rng.randrange(1 << 24),
+                      psn=rng.randrange(1 << 24)) / hdr
+            if kind == "sack":
+                pkt = pkt / filled(CCState, rng)
+                if hdr.x:
+                    pkt = pkt / Raw(bytes(rng.randrange(256)
+                                          for _ in range(8)))
+            raw = bytes(pkt) + bytes(mrc10.ICRC_LEN)
+            cases.append((kind, raw,
+                          line_of(kind, names, decode(kind, raw))))
+            cases.append((kind, raw[:-1], "%s bad=%d" % (kind, BAD_SHORT)))
+    stdin = "".join("%s %s\n" % (k, r.hex()) for k, r, _ in cases)
+    out = subprocess.run([binary, "read"], input=stdin, check=True,
+                         capture_output=True, text=True).stdout.splitlines()
+    check(len(out) == len(cases), "codec: read printed %d lines for %d"
+          % (len(out), len(cases)))
+    for (kind, raw, want), got in zip(cases, out):
+        check(got == want, "codec: %s %s read as\n  %s, not\n  %s"
+              % (kind, raw.hex(), got, want))
+    return len(cases)
+
+
 def main():
     mrc10.bind(PORT)
     rng = random.Random(int(sys.argv[3]) if len(sys.argv) > 3 else 1)
@@ -290,6 +471,16 @@ def main():
             sys.exit(1)
         print("mrc10_selftest: %s decodes every opcode's fields and judges "
               "every ICRC" % sys.argv[2])
+        return
+    if len(sys.argv) > 2 and sys.argv[1] == "--codec":
+        codec_written(sys.argv[2], 200)
+        n = codec_read(sys.argv[2], 200, rng)
+        for f in failures[:20]:
+            print("mrc10_selftest: " + f)
+        if failures:
+            sys.exit(1)
+        print("mrc10_selftest: wire10.c writes 600 packets the tables "
+              "decode, and reads %d built from them" % n)
         return
     if len(sys.argv) > 1 and sys.argv[1] == "--layout":
         check_layout(sys.stdin)
