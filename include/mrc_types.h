@@ -740,6 +740,8 @@ struct mrc_stats {
  *	new since (mrc_tail_probe())
  * @tlp_xmit_us: when the latest tail probe went out: a duplicate that
  *	echoes it says only that the probe was not needed
+ * @tlp_first_us: when the copy that probe repeated was sent: a duplicate
+ *	that echoes it (the probe came first, the copy late) says the same
  * @last_trim_us: when a NACK(TRIMMED) last came; 0 never
  * @trim_cut_us: when a trim last cut the window; 0 never
  * @backoff: RTO doublings since the last progress
@@ -858,6 +860,7 @@ struct mrc_sock {
 	u32 delivery_us;
 	bool tlp_out;
 	u32 tlp_xmit_us;
+	u32 tlp_first_us;
 	u32 last_trim_us;
 	u32 trim_cut_us;
 	u8 backoff;

@@ -709,7 +709,10 @@ static u32 mrc_tx_delivered(struct sock *sk, u32 psn, u32 now, int marked,
 	if (cb->probed && !dup && tsecr == cb->xmit_us &&
 	    cb->lost_pidx != MRC_PIDX_NONE)
 		mrc_tail_repaired(sk, cb);
-	if (cb->xmits > 1 && !cb->via_rto) {
+	/* A tail probe is no repair of a known loss: what it repaired,
+	 * TailProbeRepairs counts.
+	 */
+	if (cb->xmits > 1 && !cb->via_rto && !cb->probed) {
 		msk->stats.sack_recovered++;
 		MRC_INC(sock_net(sk), SACK_RECOVERED);
 	}
@@ -739,6 +742,26 @@ static void mrc_rwnd_update(struct mrc_sock *msk, u32 seq, u32 rwnd)
 	msk->peer_rwnd = rwnd;
 }
 
+/* An ACK with %MRC_F_DUP, echoing @tsecr, of path entry @p (or -1): a
+ * retransmission was spurious, and the path of the copy that came late
+ * may allow more reordering. A tail probe that was not needed (the first
+ * copy's ACK was lost, or the first copy late) says neither, whichever of
+ * its two copies the duplicate echoes, and never counted for undoing a
+ * window reduction.
+ */
+static void mrc_rcv_dup(struct sock *sk, int p, u32 tsecr)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+
+	MRC_INC(sock_net(sk), SPURIOUS_RETRANS);
+	if (msk->tlp_xmit_us &&
+	    (tsecr == msk->tlp_xmit_us || tsecr == msk->tlp_first_us))
+		return;
+	if (p >= 0)
+		mrc_cp_on_dup(sk, p, tsecr);
+	mrc_cc_on_spurious(sk);
+}
+
 /* An ACK overtaken by a later one (@cum before snd_una): what it
  * acknowledges and its window are old news, but not its echo. The ACK of a
  * duplicate, sent at once, says that a packet declared lost on its path
@@ -761,12 +784,8 @@ static void mrc_rcv_ack_overtaken(struct sock *sk, const struct mrc_ack *a,
 		mrc_cp_on_echo(sk, p, tsecr);
 		mrc_cp_undo(sk, p, tsecr, cum, none);
 	}
-	if (flags & MRC_F_DUP) {
-		MRC_INC(sock_net(sk), SPURIOUS_RETRANS);
-		if (p >= 0)
-			mrc_cp_on_dup(sk, p, tsecr);
-		mrc_cc_on_spurious(sk);
-	}
+	if (flags & MRC_F_DUP)
+		mrc_rcv_dup(sk, p, tsecr);
 }
 
 static void mrc_rcv_ack(struct sock *sk, struct sk_buff *skb)
@@ -826,19 +845,8 @@ static void mrc_rcv_ack(struct sock *sk, struct sk_buff *skb)
 		msk->stats.ecn_marks++;
 		MRC_INC(net, ECN_ECHOED);
 	}
-	if (dup) {
-		/* A retransmission was spurious: the path of the copy that
-		 * came late may allow more reordering. A tail probe that was
-		 * not needed (only the first copy's ACK was lost, or late)
-		 * says neither, and never counted for undoing a reduction.
-		 */
-		MRC_INC(net, SPURIOUS_RETRANS);
-		if (!msk->tlp_xmit_us || tsecr != msk->tlp_xmit_us) {
-			if (p >= 0)
-				mrc_cp_on_dup(sk, p, tsecr);
-			mrc_cc_on_spurious(sk);
-		}
-	}
+	if (dup)
+		mrc_rcv_dup(sk, p, tsecr);
 	/* A DUP ACK echoes the clock of a packet that was not needed, which
 	 * anyone may have sent: it gives no RTT.
 	 */

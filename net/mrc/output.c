@@ -809,6 +809,24 @@ static u32 mrc_tail_pto_us(struct mrc_sock *msk, const struct mrc_tx_cb *cb)
 	       (cb->ack_req ? 0 : mrc_ack_hold_us());
 }
 
+/* Start a new RTO from now, at least @wait_us away, without delaying a
+ * timer armed earlier (the end of a reordering window, a poll, a local
+ * drop's tick).
+ */
+static void mrc_rto_restart(struct sock *sk, u32 wait_us)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+	u32 rto = mrc_rto_us(sk);
+
+	/* One jiffy past the window's end: its timer comes first. */
+	if (wait_us != U32_MAX && wait_us >= rto)
+		rto = wait_us + jiffies_to_usecs(1);
+	msk->rto_deadline = jiffies + usecs_to_jiffies(rto);
+	if (!timer_pending(&msk->rtx_timer) ||
+	    time_after(msk->rtx_timer.expires, msk->rto_deadline))
+		sk_reset_timer(sk, &msk->rtx_timer, msk->rto_deadline);
+}
+
 /* The tail loss probe (RFC 8985, section 7). RACK and the paths' timeouts
  * declare a packet lost once something sent after it is delivered; when
  * the last packets sent, or the ACKs for them, are lost, nothing later
@@ -880,7 +898,13 @@ static void mrc_tail_probe(struct sock *sk)
 	msk->undo_retrans--;
 	msk->tlp_out = true;
 	msk->tlp_xmit_us = cb->xmit_us;
+	msk->tlp_first_us = cb->lost_xmit_us;
 	MRC_INC(sock_net(sk), TAIL_PROBES);
+	/* The RTO from now, as RFC 8985 (7.3) rearms it: it ends about one
+	 * ACK hold after the probe's PTO would, and left where it was it
+	 * fired just after the probe, before the probe's ACK could come.
+	 */
+	mrc_rto_restart(sk, U32_MAX);
 }
 
 /**
@@ -1380,24 +1404,6 @@ u32 mrc_detect_losses(struct sock *sk)
 	if (wait != U32_MAX)
 		mrc_arm_rtx_at(sk, wait);
 	return found ? 0 : wait;
-}
-
-/* Start a new RTO from now, at least @wait_us away, without delaying a
- * timer armed earlier (the end of a reordering window, a poll, a local
- * drop's tick).
- */
-static void mrc_rto_restart(struct sock *sk, u32 wait_us)
-{
-	struct mrc_sock *msk = mrc_sk(sk);
-	u32 rto = mrc_rto_us(sk);
-
-	/* One jiffy past the window's end: its timer comes first. */
-	if (wait_us != U32_MAX && wait_us >= rto)
-		rto = wait_us + jiffies_to_usecs(1);
-	msk->rto_deadline = jiffies + usecs_to_jiffies(rto);
-	if (!timer_pending(&msk->rtx_timer) ||
-	    time_after(msk->rtx_timer.expires, msk->rto_deadline))
-		sk_reset_timer(sk, &msk->rtx_timer, msk->rto_deadline);
 }
 
 /* The RTO expired: declare lost what has been out longer than both the

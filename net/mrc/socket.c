@@ -1018,6 +1018,16 @@ static int mrc_set_peer(struct socket *sock, sockptr_t optval,
 
 	if (optlen < sizeof(p))
 		return -EINVAL;
+	/* A longer struct from a later version: only if what it adds is
+	 * zero, as openat2() takes its struct, so that a field this one
+	 * does not know is never ignored.
+	 */
+	if (optlen > sizeof(p)) {
+		err = check_zeroed_sockptr(optval, sizeof(p),
+					   optlen - sizeof(p));
+		if (err <= 0)
+			return err ?: -E2BIG;
+	}
 	if (copy_from_sockptr(&p, optval, sizeof(p)))
 		return -EFAULT;
 	type = mrc_peer_addr_type(&p.addr);

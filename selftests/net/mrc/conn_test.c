@@ -523,6 +523,10 @@ TEST(peer_refusals)
 	};
 	struct mrc_peer q;
 	struct {
+		struct mrc_peer p;
+		unsigned char more[8];
+	} big;
+	struct {
 		const char *what;
 		unsigned int *field, value;
 		int err;
@@ -561,8 +565,15 @@ TEST(peer_refusals)
 	EXPECT_EQ(EAFNOSUPPORT, errno);
 	EXPECT_EQ(-1, setsockopt(l, SOL_MRC, MRC_PEER, &p, sizeof(p)));
 	EXPECT_EQ(EINVAL, errno);
+	/* A longer struct: only with nothing but zeros past this one. */
+	memset(&big, 0, sizeof(big));
+	big.p = p;
+	big.more[5] = 1;
+	EXPECT_EQ(-1, setsockopt(a, SOL_MRC, MRC_PEER, &big, sizeof(big)));
+	EXPECT_EQ(E2BIG, errno);
+	big.more[5] = 0;
 	/* Taken, then in use. */
-	ASSERT_EQ(0, setsockopt(a, SOL_MRC, MRC_PEER, &p, sizeof(p)));
+	ASSERT_EQ(0, setsockopt(a, SOL_MRC, MRC_PEER, &big, sizeof(big)));
 	EXPECT_EQ(-1, setsockopt(c, SOL_MRC, MRC_PEER, &p, sizeof(p)));
 	EXPECT_EQ(EADDRINUSE, errno);
 	EXPECT_EQ(-1, setsockopt(a, SOL_MRC, MRC_PEER, &p, sizeof(p)));
