@@ -39,6 +39,7 @@
 #include "mrc_compat.h"
 #include "mrc_mib.h"
 #include "mrc_wire.h"
+#include "mrc10_wire.h"
 
 #define MRC_BIND_HASH_BITS	8
 
@@ -99,7 +100,8 @@
 #define MRC_MSS_MIN	(IPV6_MIN_MTU - sizeof(struct ipv6hdr) -		\
 			 sizeof(struct ipv6_sr_hdr) -				\
 			 MRC_SEGS_MAX * sizeof(struct in6_addr) -		\
-			 sizeof(struct udphdr) - sizeof(struct mrc_data))
+			 sizeof(struct udphdr) - MRC10_DATA_HLEN_IMM -		\
+			 MRC10_ICRC_LEN)
 
 /* Counters of a path, in struct mrc_path_pcpu and struct mrc_path_counters. */
 enum mrc_path_ctr {
@@ -774,9 +776,11 @@ struct mrc_stats {
  *	advertised took to be reached; 0 before the first
  * @rcv_rtt_edge: the edge being timed
  * @rcv_rtt_time_us: when it was advertised; 0 when none is timed
- * @ack_tsval: tsval of the latest packet to echo
- * @ack_rx_us: arrival time of that packet
- * @ack_ev: path of that packet
+ * @ack_tsval: TSETH timestamp of the latest packet to echo
+ * @ack_psn: its PSN
+ * @ack_rx_us: arrival time of that packet, never 0; 0: none to echo
+ * @ack_ev: its EV: UDP source port above, the flow label's low 16 bits
+ *	(the sender's path id) below
  * @ack_ce: a packet since the last ACK was CE-marked
  * @stats: counters for MRC_INFO
  *
@@ -885,8 +889,9 @@ struct mrc_sock {
 	u32 rcv_rtt_time_us;
 	u64 rcv_rtt_edge;
 	u32 ack_tsval;
+	u32 ack_psn;
 	u32 ack_rx_us;
-	u16 ack_ev;
+	u32 ack_ev;
 	bool ack_ce;
 
 	struct mrc_stats stats;

@@ -10,6 +10,7 @@
 #include <linux/net.h>
 
 #include "mrc_wire.h"
+#include "mrc10_wire.h"
 #include "mem.h"
 #include "mpath.h"
 #include "netlink.h"
@@ -93,9 +94,14 @@ static int __init mrc_init(void)
 	int err;
 
 	BUILD_BUG_ON(sizeof(struct mrc_hdr) != 16);
-	BUILD_BUG_ON(sizeof(struct mrc_data) != 36);
-	BUILD_BUG_ON(sizeof(struct mrc_ack) != 68);
-	BUILD_BUG_ON(sizeof(struct mrc_nack) != 24);
+	BUILD_BUG_ON(sizeof(struct mrc10_bth) + sizeof(struct mrc10_meth) +
+		     sizeof(struct mrc10_tseth) + sizeof(struct mrc10_reth) !=
+		     MRC10_DATA_HLEN);
+	BUILD_BUG_ON(sizeof(struct mrc10_bth) + sizeof(struct mrc10_seth) +
+		     sizeof(struct mrc10_cc) + sizeof(struct mrc10_xack) !=
+		     MRC10_SACK_LEN_X);
+	BUILD_BUG_ON(sizeof(struct mrc10_bth) + sizeof(struct mrc10_neth) !=
+		     MRC10_NACK_LEN);
 	BUILD_BUG_ON(sizeof(struct mrc_syn) != 40);
 	BUILD_BUG_ON(sizeof(struct mrc_fin) != 20);
 	BUILD_BUG_ON(sizeof(struct mrc_rst) != 20);

@@ -64,6 +64,7 @@ static const char * const mrc_mib_names[] = {
 	[MRC_MIB_PKT_TOO_BIG_LOST] = "PktTooBigLost",
 	[MRC_MIB_SPURIOUS_RETRANS] = "SpuriousRetrans",
 	[MRC_MIB_ACK_OVERTAKEN] = "AckOvertaken",
+	[MRC_MIB_IN_ICRC_ERRORS] = "InIcrcErrors",
 	[MRC_MIB_SACK_RECOVERED] = "SackRecovered",
 	[MRC_MIB_ECN_ECHOED] = "EcnEchoed",
 	[MRC_MIB_CC_ECN_DECREASE] = "CcEcnDecrease",

@@ -15,6 +15,7 @@
 #include <net/udp.h>
 
 #include "conn.h"
+#include "icrc.h"
 #include "input.h"
 #include "mem.h"
 #include "mpath.h"
@@ -23,6 +24,78 @@
 #include "pernet.h"
 #include "pmtu.h"
 #include "trace.h"
+#include "wire10.h"
+
+/* The packet at skb->data is in the MRC 1.0 format (BTH first), not one
+ * of the connection management packets still in AF_MRC's own header,
+ * whose first byte is its version.
+ */
+static bool mrc_is_bth(const struct sk_buff *skb)
+{
+	return skb->data[0] >= MRC10_WRITE_FIRST;
+}
+
+/* An MRC 1.0 DATA packet (an RDMA WRITE), which switches may trim. */
+static bool mrc_is_write(const struct sk_buff *skb)
+{
+	return skb->data[0] >= MRC10_WRITE_FIRST &&
+	       skb->data[0] <= MRC10_WRITE_ONLY_IMM;
+}
+
+/**
+ * mrc_icrc_skb() - the ICRC one MRC 1.0 packet in an skb must end with
+ * @skb: the skb
+ * @off: where the packet's BTH is, from skb->data
+ * @len: the packet's length: headers, payload, pad and ICRC
+ * @saddr: its IPv6 source
+ * @daddr: its final destination
+ * @sport: its UDP source port
+ * @dport: its UDP destination port
+ *
+ * Return: the ICRC, as it goes on the wire.
+ */
+__le32 mrc_icrc_skb(struct sk_buff *skb, u32 off, u32 len,
+		    const struct in6_addr *saddr, const struct in6_addr *daddr,
+		    __be16 sport, __be16 dport)
+{
+	struct skb_seq_state st;
+	u8 bth[MRC_BTH_LEN];
+	u32 crc, got, done = 0;
+	const u8 *data;
+
+	if (len < MRC_BTH_LEN + MRC_ICRC_LEN ||
+	    skb_copy_bits(skb, off, bth, sizeof(bth)))
+		return 0;
+	crc = mrc_icrc_hdrs(saddr, daddr, sport, dport,
+			    sizeof(struct udphdr) + len, bth, sizeof(bth));
+	skb_prepare_seq_read(skb, off + MRC_BTH_LEN, off + len - MRC_ICRC_LEN,
+			     &st);
+	while ((got = skb_seq_read(done, &data, &st))) {
+		crc = mrc_icrc_update(crc, data, got);
+		done += got;
+	}
+	return mrc_icrc_final(crc);
+}
+
+/* Fill in the ICRC of each MRC 1.0 packet of @skb (each segment of a GSO
+ * batch), in the last 4 bytes its builder left for it, for the addresses
+ * and ports of @fl6 and the final destination @final.
+ */
+static void mrc_icrc_fill(struct sk_buff *skb, const struct flowi6 *fl6,
+			  const struct in6_addr *final)
+{
+	u32 seg = skb_is_gso(skb) ? skb_shinfo(skb)->gso_size : skb->len;
+	u32 off, len;
+	__le32 icrc;
+
+	for (off = 0; off < skb->len; off += seg) {
+		len = min(seg, skb->len - off);
+		icrc = mrc_icrc_skb(skb, off, len, &fl6->saddr, final,
+				    fl6->fl6_sport, fl6->fl6_dport);
+		skb_store_bits(skb, off + len - MRC_ICRC_LEN, &icrc,
+			       sizeof(icrc));
+	}
+}
 
 /* Send one MRC packet (skb->data at the MRC header) from the namespace's
  * UDP tunnel socket on a route already found, in fragments of @frag bytes
@@ -33,17 +106,18 @@ static int mrc_output_flow(struct net *net, struct sock *sk,
 			   struct dst_entry *dst, struct ipv6_txoptions *opt,
 			   u32 frag)
 {
-	const struct mrc_hdr *h = (const struct mrc_hdr *)skb->data;
 	struct sock *usk = mrc_net(net)->udp_sock->sk;
 	u8 tclass = INET_ECN_ECT_0;
 	struct udphdr *uh;
 	int err, segs;
 
 	/* DATA may be trimmed by the switches; control packets may not. */
-	if (h->type == MRC_PKT_DATA) {
+	if (mrc_is_write(skb)) {
 		tclass |= READ_ONCE(mrc_net(net)->data_dscp) << 2;
 		MRC_INC(net, OUT_DATA_SKBS);
 	}
+	if (sk && mrc_is_bth(skb))
+		mrc_icrc_fill(skb, fl6, &mrc_sk(sk)->daddr);
 
 	segs = skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1;
 	/* skb->cb still holds our control block; IPv6 reads its own there. */
@@ -93,7 +167,6 @@ static int mrc_output_flow(struct net *net, struct sock *sk,
 static int mrc_output_path(struct sock *sk, struct sk_buff *skb, u32 i,
 			   bool *noroute)
 {
-	const struct mrc_hdr *h = (const struct mrc_hdr *)skb->data;
 	struct ipv6_txoptions *opt = mrc_cp_opt(sk, i);
 	struct net *net = sock_net(sk);
 	struct dst_entry *dst;
@@ -112,7 +185,7 @@ static int mrc_output_path(struct sock *sk, struct sk_buff *skb, u32 i,
 		return PTR_ERR(dst);
 	}
 	/* A GSO batch is cut to fit every path (mrc_send_new()). */
-	if (h->type == MRC_PKT_DATA && !skb_is_gso(skb))
+	if (mrc_is_write(skb) && !skb_is_gso(skb))
 		frag = mrc_xmit_frag_size(sk, i, dst, sizeof(struct ipv6hdr) +
 					  (opt ? opt->opt_nflen + opt->opt_flen : 0) +
 					  sizeof(struct udphdr) + skb->len);
@@ -149,7 +222,6 @@ static struct sk_buff *mrc_alloc_ctrl(unsigned int len)
  */
 static int mrc_output_ctrl(struct sock *sk, struct sk_buff *skb, int ev)
 {
-	struct mrc_hdr *h = (struct mrc_hdr *)skb->data;
 	struct mrc_cpaths *cps = mrc_cps(mrc_sk(sk));
 	int i;
 
@@ -163,7 +235,11 @@ static int mrc_output_ctrl(struct sock *sk, struct sk_buff *skb, int ev)
 		kfree_skb(skb);
 		return -ENETUNREACH;
 	}
-	h->ev = htons(cps->p[i].id);
+	/* AF_MRC's own header names the path; in BTH's format the flow
+	 * label does (mrc_cp_entropy()).
+	 */
+	if (!mrc_is_bth(skb))
+		((struct mrc_hdr *)skb->data)->ev = htons(cps->p[i].id);
 	return mrc_output_path(sk, skb, i, NULL);
 }
 
@@ -244,21 +320,73 @@ u32 mrc_route_mss(struct sock *sk, struct in6_addr *saddr)
 	return mrc_mtu_mss(cps, mtu);
 }
 
-static void mrc_data_hdr(struct sock *sk, struct mrc_data *d,
-			 const struct mrc_tx_cb *cb, u16 ev)
+/* The packet ends its message: the _IMM opcode, 4 bytes more header. */
+static bool mrc_cb_last(const struct mrc_tx_cb *cb)
+{
+	return cb->offset + cb->len == cb->msg_len;
+}
+
+/* Bytes after a DATA packet's payload: its pad and ICRC. */
+static u32 mrc_cb_trailer(const struct mrc_tx_cb *cb)
+{
+	return mrc10_data_pad(cb->len) + MRC10_ICRC_LEN;
+}
+
+/* Write the MRC 1.0 headers of the packet of @cb at @buf
+ * (mrc10_data_hlen() bytes); the sender's QPN goes in R_Key.
+ */
+static void mrc_data_hdr(struct sock *sk, void *buf,
+			 const struct mrc_tx_cb *cb)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
+	struct mrc10_data_info di = {
+		.qpn = msk->rcid,
+		.psn = cb->psn,
+		.msn = cb->msn,
+		.offset = cb->offset,
+		.msg_len = cb->msg_len,
+		.rkey = msk->lcid,
+		.plen = cb->len,
+		.ts = cb->xmit_us,
+		.ack_req = cb->ack_req,
+		.retx = cb->xmits > 1,
+		.last = mrc_cb_last(cb),
+	};
 
-	mrc_fill_hdr(&d->h, MRC_PKT_DATA,
-		     (cb->xmits > 1 ? MRC_F_RETX : 0) |
-		     (cb->ack_req ? MRC_F_ACK_REQ : 0),
-		     msk->rcid, msk->lcid, ev);
-	d->psn = htonl(cb->psn);
-	d->msn = htonl(cb->msn);
-	d->offset = htonl(cb->offset);
-	d->msg_len = htonl(cb->msg_len);
-	d->tsval = htonl(cb->xmit_us);
-	d->h.plen = htons(cb->len);
+	mrc10_data_write(buf, &di);
+}
+
+/* Room after a packet's payload for its pad and ICRC, zeroed: the ICRC is
+ * filled in at output (mrc_icrc_fill()). The payload's pages are shared
+ * with the send ring, so the room is a fragment of its own, or tailroom
+ * when the payload is linear.
+ */
+static int mrc_data_trailer(struct sk_buff *skb, u32 len)
+{
+	struct skb_shared_info *sh = skb_shinfo(skb);
+	struct page *page;
+	void *p;
+
+	if (!sh->nr_frags) {
+		if (skb_tailroom(skb) < len &&
+		    pskb_expand_head(skb, 0, len, GFP_ATOMIC))
+			return -ENOMEM;
+		skb_put_zero(skb, len);
+		return 0;
+	}
+	if (sh->nr_frags >= MAX_SKB_FRAGS)
+		return -ENOMEM;
+	p = netdev_alloc_frag(len);
+	if (!p)
+		return -ENOMEM;
+	memset(p, 0, len);
+	page = virt_to_head_page(p);
+	skb_fill_page_desc(skb, sh->nr_frags, page, p - page_address(page),
+			   len);
+	skb->len += len;
+	skb->data_len += len;
+	skb->truesize += len;
+	return 0;
 }
 
 static void mrc_count_xmit(struct sock *sk, struct mrc_tx_cb *cb, u32 i,
@@ -290,7 +418,6 @@ static void mrc_xmit_data(struct sock *sk, struct sk_buff *skb, u32 i,
 			  u32 now)
 {
 	struct mrc_tx_cb *cb = MRC_TX_CB(skb);
-	u16 ev = mrc_cps(mrc_sk(sk))->p[i].id;
 	bool noroute = false;
 	struct sk_buff *nskb;
 
@@ -298,13 +425,19 @@ static void mrc_xmit_data(struct sock *sk, struct sk_buff *skb, u32 i,
 	 * what its losses and deliveries will take away.
 	 */
 	mrc_count_xmit(sk, cb, i, now);
-	/* A copy still queued below us owns the headroom: copy, not clone. */
-	nskb = skb_cloned(skb) ? pskb_copy(skb, GFP_ATOMIC) :
-				 skb_clone(skb, GFP_ATOMIC);
+	/* A copy of its own: the headers go in front of the payload, and
+	 * the pad and ICRC after it.
+	 */
+	nskb = pskb_copy(skb, GFP_ATOMIC);
+	if (nskb && mrc_data_trailer(nskb, mrc_cb_trailer(cb))) {
+		kfree_skb(nskb);
+		nskb = NULL;
+	}
 	if (nskb) {
 		int err;
 
-		mrc_data_hdr(sk, skb_push(nskb, sizeof(struct mrc_data)), cb, ev);
+		mrc_data_hdr(sk, skb_push(nskb, mrc10_data_hlen(mrc_cb_last(cb))),
+			     cb);
 		err = mrc_output_path(sk, nskb, i, &noroute);
 		/* Too big for the route after all: dropped here, like a
 		 * full queue's drop, and sent again in fragments.
@@ -339,36 +472,57 @@ static bool mrc_batchable(const struct sk_buff *skb)
 }
 
 /* Fragments a packet takes in a batch: its header (but the first's, in
- * the linear part) and its payload's.
+ * the linear part), which shares one with the ICRC before it, and its
+ * payload's.
  */
 static u32 mrc_batch_frags(const struct sk_buff *skb)
 {
 	return 1 + skb_shinfo(skb)->nr_frags;
 }
 
-/* Transmit n > 1 consecutive new packets, all but the last full-sized and
- * all on path entry @p, as one UDP GSO skb: the stack is traversed once
- * and segmentation (in software when the device cannot) makes the n
- * packets. Nothing is copied: the first header is in the linear part,
- * the others in one page fragment, and each payload is referenced where
- * sendmsg() put it. Falls back to one skb a packet when the batch
- * cannot be allocated.
+/* A packet's length on the wire after UDP: headers, payload, pad, ICRC. */
+static u32 mrc_cb_wire_len(const struct mrc_tx_cb *cb)
+{
+	return mrc10_data_hlen(mrc_cb_last(cb)) + cb->len + mrc_cb_trailer(cb);
+}
+
+/* The segment size of a batch: a full packet that does not end its
+ * message, which every packet of a batch but the last is.
+ */
+static u32 mrc_batch_seg(const struct mrc_sock *msk)
+{
+	return MRC10_DATA_HLEN + msk->snd_mss + MRC10_ICRC_LEN;
+}
+
+/* Transmit n > 1 consecutive new packets, all on path entry @p, as one UDP
+ * GSO skb: the stack is traversed once and segmentation (in software when
+ * the device cannot) makes the n packets. Every packet but the last is
+ * full-sized and does not end its message (mrc_send_new()), so every
+ * segment but the last is mrc_batch_seg() bytes. Nothing is copied: the
+ * first packet's headers are in the linear part; each packet's ICRC and
+ * the next one's headers, which follow each other on the wire, share a
+ * fragment of one page, and the last pad and ICRC take one more; each
+ * payload is referenced where sendmsg() put it. Falls back to one skb a
+ * packet when the batch cannot be allocated.
  */
 static void mrc_xmit_batch(struct sock *sk, struct sk_buff **pkts, u32 n,
 			   u32 p, u32 now)
 {
-	u16 ev = mrc_cps(mrc_sk(sk))->p[p].id;
-	const u32 hlen = sizeof(struct mrc_data);
+	const struct mrc_tx_cb *lcb = MRC_TX_CB(pkts[n - 1]);
+	u32 hlast = mrc10_data_hlen(mrc_cb_last(lcb));
+	u32 tail = mrc_cb_trailer(lcb);
+	const u32 hlen = MRC10_DATA_HLEN, gap = MRC10_ICRC_LEN;
 	bool noroute = false, qdrop;
 	struct skb_shared_info *sh;
 	struct page *hpage = NULL;
 	struct sk_buff *gso;
+	u32 i, j, hoff = 0, pos = 0, area;
 	void *hdrs = NULL;
-	u32 i, j, hoff = 0;
 
+	area = (n - 2) * (gap + hlen) + gap + hlast + tail;
 	gso = alloc_skb(MRC_HEADROOM + hlen, GFP_ATOMIC | __GFP_NOWARN);
 	if (gso) {
-		hdrs = netdev_alloc_frag((n - 1) * hlen);
+		hdrs = netdev_alloc_frag(area);
 		if (!hdrs) {
 			kfree_skb(gso);
 			gso = NULL;
@@ -379,6 +533,7 @@ static void mrc_xmit_batch(struct sock *sk, struct sk_buff **pkts, u32 n,
 			mrc_xmit_data(sk, pkts[i], p, now);
 		return;
 	}
+	memset(hdrs, 0, area);
 	hpage = virt_to_head_page(hdrs);
 	hoff = hdrs - page_address(hpage);
 	skb_reserve(gso, MRC_HEADROOM);
@@ -386,21 +541,24 @@ static void mrc_xmit_batch(struct sock *sk, struct sk_buff **pkts, u32 n,
 	for (i = 0; i < n; i++) {
 		struct mrc_tx_cb *cb = MRC_TX_CB(pkts[i]);
 		const struct skb_shared_info *psh = skb_shinfo(pkts[i]);
+		u32 hl = i == n - 1 ? hlast : hlen;
 
 		mrc_count_xmit(sk, cb, p, now);
 		if (!i) {
-			mrc_data_hdr(sk, skb_put(gso, hlen), cb, ev);
+			mrc_data_hdr(sk, skb_put(gso, hlen), cb);
 		} else {
-			mrc_data_hdr(sk, hdrs + (i - 1) * hlen, cb, ev);
+			/* The previous packet's ICRC, then these headers. */
+			mrc_data_hdr(sk, hdrs + pos + gap, cb);
 			/* netdev_alloc_frag() gave one reference: one more
-			 * for each further header.
+			 * for each further fragment of the page.
 			 */
 			if (i > 1)
 				get_page(hpage);
 			__skb_fill_page_desc(gso, sh->nr_frags++, hpage,
-					     hoff + (i - 1) * hlen, hlen);
-			gso->len += hlen;
-			gso->data_len += hlen;
+					     hoff + pos, gap + hl);
+			gso->len += gap + hl;
+			gso->data_len += gap + hl;
+			pos += gap + hl;
 		}
 		for (j = 0; j < psh->nr_frags; j++) {
 			const skb_frag_t *f = &psh->frags[j];
@@ -413,8 +571,13 @@ static void mrc_xmit_batch(struct sock *sk, struct sk_buff **pkts, u32 n,
 		gso->len += cb->len;
 		gso->data_len += cb->len;
 	}
+	/* The last packet's pad and ICRC. */
+	get_page(hpage);
+	__skb_fill_page_desc(gso, sh->nr_frags++, hpage, hoff + pos, tail);
+	gso->len += tail;
+	gso->data_len += tail;
 	gso->truesize += gso->data_len;
-	sh->gso_size = hlen + mrc_sk(sk)->snd_mss;
+	sh->gso_size = mrc_batch_seg(mrc_sk(sk));
 	sh->gso_type = SKB_GSO_UDP_L4;
 	sh->gso_segs = n;
 	/* A queue drops a GSO skb whole, or segments it and keeps some. */
@@ -638,8 +801,7 @@ static u16 mrc_cell_pkts(struct mrc_sock *msk)
 	const struct mrc_cpaths *cps = mrc_cps(msk);
 	u32 i, usable = 0, most;
 
-	most = min_t(u32, MRC_GSO_SEGS, MRC_GSO_BYTES /
-		     (sizeof(struct mrc_data) + msk->snd_mss));
+	most = min_t(u32, MRC_GSO_SEGS, MRC_GSO_BYTES / mrc_batch_seg(msk));
 	for (i = 0; i < cps->nr; i++)
 		usable += mrc_cp_usable(&cps->p[i]);
 	return clamp_t(u32, msk->cwnd / (2 * max_t(u32, usable, 1)), 1, most);
@@ -677,9 +839,13 @@ static void mrc_send_new(struct sock *sk, bool probe)
 		 * within its fragments: a packet cut before a path's MTU
 		 * lowered it goes alone, as does one in a linear buffer.
 		 */
+		/* A message's last packet has 4 bytes more of headers: it
+		 * ends a batch, and joins one only if it fits a segment.
+		 */
 		if (n && (p != bp || cb->len > msk->snd_mss ||
+			  mrc_cb_wire_len(cb) > mrc_batch_seg(msk) ||
 			  !mrc_batchable(skb) || !mrc_batchable(batch[0]) ||
-			  frags + mrc_batch_frags(skb) > MAX_SKB_FRAGS)) {
+			  frags + mrc_batch_frags(skb) + 1 > MAX_SKB_FRAGS)) {
 			mrc_send_batch(sk, batch, n, bp, now);
 			if (MRC_TX_CB(batch[n - 1])->qdrop)
 				return;
@@ -703,13 +869,14 @@ static void mrc_send_new(struct sock *sk, bool probe)
 		/* The first packet's header is in the batch's linear part. */
 		frags += mrc_batch_frags(skb) - !n;
 		batch[n++] = skb;
-		bytes += sizeof(struct mrc_data) + cb->len;
-		/* A batch ends with a short packet or when it is full; with
-		 * spray_burst 1, every packet goes alone, even when the
-		 * chooser picks the same path again.
+		bytes += mrc_cb_wire_len(cb);
+		/* A batch ends with a short packet, a message's last, or
+		 * when it is full; with spray_burst 1, every packet goes
+		 * alone, even when the chooser picks the same path again.
 		 */
-		if (!alone && cb->len == msk->snd_mss && n < MRC_GSO_SEGS &&
-		    bytes + sizeof(struct mrc_data) + msk->snd_mss <= MRC_GSO_BYTES)
+		if (!alone && cb->len == msk->snd_mss && !mrc_cb_last(cb) &&
+		    n < MRC_GSO_SEGS &&
+		    bytes + mrc_batch_seg(msk) <= MRC_GSO_BYTES)
 			continue;
 		mrc_send_batch(sk, batch, n, bp, now);
 		if (MRC_TX_CB(skb)->qdrop)
@@ -1693,37 +1860,18 @@ long mrc_rmem_charged(struct sock *sk)
  */
 void mrc_send_ack(struct sock *sk, u16 flags)
 {
-	DECLARE_BITMAP(sack, MRC_WND);
 	struct mrc_sock *msk = mrc_sk(sk);
+	struct mrc10_sack_info si = {};
 	u64 words[MRC_SACK_WORDS], edge;
 	struct sk_buff *skb;
-	struct mrc_ack *a;
-	unsigned int i;
+	unsigned int k;
+	u32 hold;
 
 	if (msk->state != MRC_ESTABLISHED && msk->state != MRC_SYN_RECV)
 		return;
 	sk_stop_timer(sk, &msk->ack_timer);
-	skb = mrc_alloc_ctrl(sizeof(*a));
-	if (!skb) {
-		MRC_INC(sock_net(sk), TX_ERRORS);
-		return;
-	}
 	if (msk->fin & MRC_FIN_RCVD)
 		flags |= MRC_F_FIN_ACK;
-	if (msk->ack_ce)
-		flags |= MRC_F_ECE;
-	a = (struct mrc_ack *)skb->data;
-	mrc_fill_hdr(&a->h, MRC_PKT_ACK, flags, msk->rcid, msk->lcid, 0);
-	/* The header's EV is the path the ACK takes; ev_echo the path of
-	 * the packet that triggered it.
-	 */
-	a->cum_psn = htonl(msk->rcv_nxt);
-	/* Bit k of rcv_map is PSN rcv_nxt + k; the wire starts at k = 1. */
-	bitmap_shift_right(sack, msk->rcv_map, 1, MRC_WND);
-	bitmap_to_arr64(words, sack, MRC_SACK_BITS);
-	for (i = 0; i < MRC_SACK_WORDS; i++)
-		a->sack[i] = cpu_to_be64(words[i]);
-	a->ev_echo = htons(msk->ack_ev);
 	msk->rcv_wnd_adv = mrc_rcv_wnd(sk);
 	edge = msk->rcv_bytes + msk->rcv_wnd_adv;
 	/* The receiver's RTT, as TCP measures it without timestamps: the
@@ -1734,41 +1882,87 @@ void mrc_send_ack(struct sock *sk, u16 flags)
 		msk->rcv_rtt_time_us = mrc_now_us() ?: 1;
 	}
 	msk->rcv_edge = max(msk->rcv_edge, edge);
-	a->rwnd = htonl(msk->rcv_wnd_adv);
-	a->tsecr = htonl(msk->ack_tsval);
-	a->svc_time_us = htonl(msk->ack_tsval ? mrc_now_us() - msk->ack_rx_us : 0);
+
+	si.qpn = msk->rcid;
+	si.psn = msk->snd_nxt;
+	si.cack_psn = mrc_psn_add(msk->rcv_nxt, -1);
+	/* The triggering packet, by its distance from cack_psn; one too far
+	 * for 16 bits is named by none (0), and its echo matches nothing.
+	 */
+	k = mrc_psn_sub(msk->ack_psn, si.cack_psn);
+	si.ack_psn_offset = (s32)k == (s16)k ? (s16)k : 0;
+	si.m = msk->ack_ce ? MRC10_M_SKIP_ONCE : MRC10_M_NONE;
+	si.entropy = msk->ack_ev;
+	si.spdcid = msk->lcid;
+	si.dpdcid = msk->rcid;
+	si.mpr = MRC_WND / 128;
+	si.ts = msk->ack_tsval;
+	si.ooo_count = min_t(u32, bitmap_weight(msk->rcv_map, MRC_WND), 0x7fff);
+	si.rcvd = msk->rcv_bytes >> 8;
+	si.x = true;
+	si.rwnd = msk->rcv_wnd_adv;
+	hold = msk->ack_rx_us ? mrc_now_us() - msk->ack_rx_us : 0;
+	si.hold_us = min_t(u32, hold, U16_MAX);
+	si.xflags = (flags & MRC_F_FIN_ACK ? MRC10_XACK_FIN : 0) |
+		    (flags & MRC_F_DUP ? MRC10_XACK_DUP : 0);
+	/* Bit k of rcv_map is PSN rcv_nxt + k, which is cack_psn + 1 + k:
+	 * the first SACK's bitmap from sack_offset 1. The window is 256
+	 * PSNs and a bitmap 64: each further 64 that hold a packet go in a
+	 * SACK of their own, with its sack_offset (mrc-1.0-mapping.rst).
+	 */
+	bitmap_to_arr64(words, msk->rcv_map, MRC_WND);
+	for (k = 0; k < MRC_SACK_WORDS; k++) {
+		if (k && !words[k])
+			continue;
+		skb = mrc_alloc_ctrl(MRC10_SACK_LEN_X + MRC10_ICRC_LEN);
+		if (!skb) {
+			MRC_INC(sock_net(sk), TX_ERRORS);
+			break;
+		}
+		si.sack_offset = 1 + 64 * k;
+		si.bitmap = words[k];
+		mrc10_sack_write(skb->data, &si);
+		MRC_INC(sock_net(sk), OUT_ACKS);
+		mrc_output_ctrl(sk, skb, msk->ack_ev & 0xffff);
+	}
 	msk->rcv_unacked = 0;
 	msk->ack_ce = false;
-	MRC_INC(sock_net(sk), OUT_ACKS);
-	mrc_output_ctrl(sk, skb, msk->ack_ev);
 }
 
 /**
  * mrc_send_nack() - tell the peer a DATA packet arrived without its payload
  * @sk: the socket, locked
  * @psn: the packet's PSN
- * @ev: the path it arrived on; the NACK goes back on it when it can
+ * @ev: the EV it arrived with (mrc_in_cb); the NACK goes back on its path
+ *	when it can
+ * @ts: its TSETH timestamp
  * @reason: enum mrc_nack_reason
  */
-void mrc_send_nack(struct sock *sk, u32 psn, u16 ev, u8 reason)
+void mrc_send_nack(struct sock *sk, u32 psn, u32 ev, u16 ts, u8 reason)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
+	struct mrc10_nack_info ni = {
+		.qpn = msk->rcid,
+		.psn = msk->snd_nxt,
+		.reason = reason == MRC_NACK_TRIMMED ? MRC10_NACK_TRIMMED :
+			  MRC10_NACK_NO_PKT_BUFFER,
+		.entropy = ev,
+		.spdcid = msk->lcid,
+		.dpdcid = msk->rcid,
+		.nack_psn = psn,
+		.ts = ts,
+	};
 	struct sk_buff *skb;
-	struct mrc_nack *n;
 
-	skb = mrc_alloc_ctrl(sizeof(*n));
+	skb = mrc_alloc_ctrl(MRC10_NACK_LEN + MRC10_ICRC_LEN);
 	if (!skb) {
 		MRC_INC(sock_net(sk), TX_ERRORS);
 		return;
 	}
-	n = (struct mrc_nack *)skb->data;
-	mrc_fill_hdr(&n->h, MRC_PKT_NACK, 0, msk->rcid, msk->lcid, 0);
-	n->psn = htonl(psn);
-	n->ev = htons(ev);
-	n->reason = reason;
+	mrc10_nack_write(skb->data, &ni);
 	trace_mrc_nack_send(msk, psn, ev, reason);
 	MRC_INC(sock_net(sk), OUT_NACKS);
-	mrc_output_ctrl(sk, skb, ev);
+	mrc_output_ctrl(sk, skb, ev & 0xffff);
 }
 
 /**

@@ -191,6 +191,42 @@ bool mrc_sack_load(unsigned long *map, const __be64 *sack, u32 cum,
 }
 
 /**
+ * mrc_sack_load10() - an MRC 1.0 SACK's bitmap as the sender's map, if it
+ *	names only PSNs sent
+ * @map: out: MRC_SACK_BITS bits, bit j for PSN @cum + 1 + j
+ * @bitmap: the SACK's bitmap: bit i for PSN cack_psn + @sack_offset + i
+ * @sack_offset: its base less cack_psn
+ * @cum: cack_psn + 1, the first PSN not received, not after @snd_nxt
+ * @snd_nxt: the next PSN the sender will send
+ *
+ * A bit for a PSN not after cack_psn says nothing new, and is ignored.
+ *
+ * Return: false if the bitmap names a PSN at or after @snd_nxt, or one
+ * too far for the map.
+ */
+bool mrc_sack_load10(unsigned long *map, u64 bitmap, s16 sack_offset,
+		     u32 cum, u32 snd_nxt)
+{
+	unsigned int i;
+	int j;
+
+	bitmap_zero(map, MRC_SACK_BITS);
+	for (i = 0; i < 64; i++) {
+		if (!(bitmap >> i & 1))
+			continue;
+		/* PSN cum - 1 + sack_offset + i is bit sack_offset + i - 2. */
+		j = sack_offset + (int)i - 2;
+		if (j < 0)
+			continue;
+		if (j >= MRC_SACK_BITS ||
+		    !mrc_psn_before(mrc_psn_add(cum, 1 + j), snd_nxt))
+			return false;
+		__set_bit(j, map);
+	}
+	return true;
+}
+
+/**
  * mrc_rcv_map_add() - the receiver holds one more PSN
  * @map: MRC_WND bits, bit k for the cumulative point plus k
  * @k: the new PSN's distance from the cumulative point, below MRC_WND

@@ -89,7 +89,7 @@ unsigned int mrc10_data_write(void *buf, const struct mrc10_data_info *di)
 	ts->ts = cpu_to_be16(di->ts);
 	ts->flags = cpu_to_be16(MRC10_TS_TSR | MRC10_TS_FTYPE);
 	reth->va = cpu_to_be64(di->offset);
-	reth->rkey = 0;
+	reth->rkey = cpu_to_be32(di->rkey);
 	reth->dma_len = cpu_to_be32(di->msg_len);
 	if (!di->last)
 		return MRC10_DATA_HLEN;
@@ -105,8 +105,8 @@ unsigned int mrc10_data_write(void *buf, const struct mrc10_data_info *di)
  * @di: out: the fields
  *
  * Any WRITE opcode is read, with or without TSETH (BTH TS), so that a
- * peer which is not AF_MRC is understood; RETH's R_Key and METH's RQMSN
- * are not AF_MRC's business. A packet that has its headers up to RETH and
+ * peer which is not AF_MRC is understood; METH's RQMSN is not AF_MRC's
+ * business. A packet that has its headers up to RETH and
  * not a byte more is trimmed: its payload, ImmDt and ICRC were cut off
  * (a whole packet carries at least its ICRC after RETH).
  *
@@ -153,6 +153,7 @@ enum mrc10_bad mrc10_data_read(const void *buf, unsigned int len,
 	di->ts = ts ? be16_to_cpu(ts->ts) : 0;
 	di->offset = va;
 	di->msg_len = be32_to_cpu(reth->dma_len);
+	di->rkey = be32_to_cpu(reth->rkey);
 	di->last = bth->opcode >= MRC10_WRITE_LAST;
 	di->plen = 0;
 	di->trimmed = len == hlen;

@@ -10,17 +10,6 @@
 
 #include "mrc10_wire.h"
 
-/* Header bytes of a WRITE packet: BTH, METH, TSETH, RETH; and ImmDt. */
-#define MRC10_DATA_HLEN		36
-#define MRC10_DATA_HLEN_IMM	40
-/* What a trimmed WRITE packet keeps after UDP (mapping: Trimming). */
-#define MRC10_TRIM_KEEP		36
-/* SACK: BTH, SETH, CC_STATE; and the AF_MRC extension. */
-#define MRC10_SACK_LEN		48
-#define MRC10_SACK_LEN_X	56
-/* NACK: BTH, NETH. */
-#define MRC10_NACK_LEN		32
-
 /**
  * struct mrc10_data_info - what a WRITE packet's headers say
  * @qpn: the destination QP, 24 bits
@@ -28,6 +17,7 @@
  * @msn: the message's number; 16 bits on the wire
  * @offset: the byte offset of the payload in its message (RETH VA)
  * @msg_len: the message's length (RETH DMA length)
+ * @rkey: RETH R_Key: AF_MRC's sender puts its own QPN there
  * @plen: bytes of payload, without the pad; 0 in a trimmed packet
  * @ts: the send time, microseconds, 16 bits (TSETH); 0 without TSETH
  * @ack_req: BTH A: the sender asks for a SACK at once
@@ -42,6 +32,7 @@ struct mrc10_data_info {
 	u16	msn;
 	u32	offset;
 	u32	msg_len;
+	u32	rkey;
 	u32	plen;
 	u16	ts;
 	bool	ack_req;

@@ -38,8 +38,9 @@ static void hex(const u8 *b, unsigned int len)
 
 static void print_data(const struct mrc10_data_info *d)
 {
-	printf("qpn=%u psn=%u msn=%u offset=%u msg_len=%u plen=%u ts=%u ",
-	       d->qpn, d->psn, d->msn, d->offset, d->msg_len, d->plen, d->ts);
+	printf("qpn=%u psn=%u msn=%u offset=%u msg_len=%u rkey=%u plen=%u ",
+	       d->qpn, d->psn, d->msn, d->offset, d->msg_len, d->rkey, d->plen);
+	printf("ts=%u ", d->ts);
 	printf("ack_req=%d retx=%d last=%d trimmed=%d", d->ack_req, d->retx,
 	       d->last, d->trimmed);
 }
@@ -69,6 +70,7 @@ static void write_data(u8 *buf)
 		.qpn = draw() & 0xffffff,
 		.psn = draw() & 0xffffff,
 		.msn = draw(),
+		.rkey = draw() & 0xffffff,
 		.ts = draw(),
 		.ack_req = draw() & 1,
 		.retx = draw() & 1,

@@ -285,7 +285,7 @@ def check_dissector(lua):
 
 
 # What wire10_codec prints for each kind, in its order.
-DATA_FIELDS = ("qpn psn msn offset msg_len plen ts ack_req retx last "
+DATA_FIELDS = ("qpn psn msn offset msg_len rkey plen ts ack_req retx last "
                "trimmed").split()
 SACK_FIELDS = ("qpn psn cack_psn ack_psn_offset pr m entropy spdcid dpdcid "
                "mpr sack_offset bitmap ts ooo_count rcvd x rwnd hold_us "
@@ -311,6 +311,7 @@ def decode(kind, raw):
         if imm:
             hlen += 4
         v.update(msn=meth.msn, offset=reth.va, msg_len=reth.dmalen,
+                 rkey=reth.rkey,
                  plen=len(raw) - hlen - bth.padcnt - mrc10.ICRC_LEN,
                  ts=bth[TSETH].tx_ts if bth.ts else 0, ack_req=bth.a,
                  retx=bth.rtx,
@@ -397,13 +398,14 @@ def built_data(rng):
     pkt = bth / METH(rqmsn=rng.randrange(1 << 16), msn=rng.randrange(1 << 16))
     if tsflag:
         pkt = pkt / TSETH(tx_ts=rng.randrange(1 << 16), tsr=1)
-    pkt = pkt / RETH(va=off, rkey=rng.randrange(1 << 32), dmalen=mlen)
+    rkey = rng.randrange(1 << 32)
+    pkt = pkt / RETH(va=off, rkey=rkey, dmalen=mlen)
     if imm:
         pkt = pkt / ImmDt(imm=rng.randrange(1 << 32))
     raw = bytes(pkt) + bytes(rng.randrange(256) for _ in range(plen)) + \
         bytes(pad) + bytes(mrc10.ICRC_LEN)
     want = {"qpn": bth.dqpn, "psn": bth.psn, "msn": pkt[METH].msn,
-            "offset": off, "msg_len": mlen, "plen": plen,
+            "offset": off, "msg_len": mlen, "rkey": rkey, "plen": plen,
             "ts": pkt[TSETH].tx_ts if tsflag else 0, "ack_req": bth.a,
             "retx": bth.rtx, "last": int(last), "trimmed": 0}
     return raw, want

@@ -20,6 +20,16 @@ static inline void set_bit(unsigned long nr, unsigned long *map)
 	map[nr / BITS_PER_LONG] |= 1UL << (nr % BITS_PER_LONG);
 }
 
+static inline void __set_bit(unsigned long nr, unsigned long *map)
+{
+	set_bit(nr, map);
+}
+
+static inline void bitmap_zero(unsigned long *map, unsigned long size)
+{
+	memset(map, 0, BITS_TO_LONGS(size) * sizeof(long));
+}
+
 static inline void clear_bit(unsigned long nr, unsigned long *map)
 {
 	map[nr / BITS_PER_LONG] &= ~(1UL << (nr % BITS_PER_LONG));
