@@ -58,9 +58,9 @@ __le32 mrc_icrc_skb(struct sk_buff *skb, u32 off, u32 len,
 		    const struct in6_addr *saddr, const struct in6_addr *daddr,
 		    __be16 sport, __be16 dport)
 {
+	u32 crc, got, done = 0, todo = len - MRC_BTH_LEN - MRC_ICRC_LEN;
 	struct skb_seq_state st;
 	u8 bth[MRC_BTH_LEN];
-	u32 crc, got, done = 0;
 	const u8 *data;
 
 	if (len < MRC_BTH_LEN + MRC_ICRC_LEN ||
@@ -68,12 +68,15 @@ __le32 mrc_icrc_skb(struct sk_buff *skb, u32 off, u32 len,
 		return 0;
 	crc = mrc_icrc_hdrs(saddr, daddr, sport, dport,
 			    sizeof(struct udphdr) + len, bth, sizeof(bth));
-	skb_prepare_seq_read(skb, off + MRC_BTH_LEN, off + len - MRC_ICRC_LEN,
+	skb_prepare_seq_read(skb, off + MRC_BTH_LEN, off + MRC_BTH_LEN + todo,
 			     &st);
-	while ((got = skb_seq_read(done, &data, &st))) {
+	/* A block may run past the end asked for: the ICRC is not its own. */
+	while (done < todo && (got = skb_seq_read(done, &data, &st))) {
+		got = min(got, todo - done);
 		crc = mrc_icrc_update(crc, data, got);
 		done += got;
 	}
+	skb_abort_seq_read(&st);
 	return mrc_icrc_final(crc);
 }
 
