@@ -456,6 +456,250 @@ drop:
 }
 
 static void mrc_rcv(struct sock *sk, struct sk_buff *skb);
+static struct sk_buff *mrc_gso_split(struct net *net, struct sk_buff *skb,
+				     const struct mrc_in_cb *in);
+
+/* Where the payload of packet @i of a GSO batch of @n lies: from *@a to
+ * *@b, offsets in the batch. Each packet is @seg bytes but the last,
+ * headers, payload, pad and ICRC; every packet but the last has @hlen bytes
+ * of headers and no pad (mrc_xmit_batch()), the last @hlast and @tlast
+ * bytes of pad and ICRC.
+ */
+static void mrc_batch_span(const struct sk_buff *skb, u32 seg, u32 n, u32 i,
+			   u32 hlen, u32 hlast, u32 tlast, u32 *a, u32 *b)
+{
+	bool last = i == n - 1;
+
+	*a = i * seg + (last ? hlast : hlen);
+	*b = (last ? skb->len - tlast : (i + 1) * seg - MRC10_ICRC_LEN);
+}
+
+/* The payload of the packets of a GSO batch (mrc_batch_span()), as one
+ * skb: its fragments reference the batch's pages, without the headers and
+ * ICRCs between them, and what lies in the batch's linear part is copied.
+ * NULL when that cannot be done: no memory, or more pieces than an skb has
+ * fragments.
+ */
+static struct sk_buff *mrc_gso_payload(const struct sk_buff *skb, u32 seg,
+				       u32 n, u32 hlen, u32 hlast, u32 tlast)
+{
+	const struct skb_shared_info *sh = skb_shinfo(skb);
+	u32 hl = skb_headlen(skb), lin = 0, pos = hl, i, f, a, b;
+	struct sk_buff *p;
+	skb_frag_t *last;
+
+	for (i = 0; i < n; i++) {
+		mrc_batch_span(skb, seg, n, i, hlen, hlast, tlast, &a, &b);
+		if (a < hl && a < b)
+			lin += min(hl, b) - a;
+	}
+	p = alloc_skb(lin, GFP_ATOMIC | __GFP_NOWARN);
+	if (!p)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		mrc_batch_span(skb, seg, n, i, hlen, hlast, tlast, &a, &b);
+		if (a < hl && a < b)
+			skb_put_data(p, skb->data + a, min(hl, b) - a);
+	}
+	for (f = 0; f < sh->nr_frags; f++) {
+		const skb_frag_t *fr = &sh->frags[f];
+		u32 fs = pos, fe = pos + skb_frag_size(fr);
+
+		pos = fe;
+		/* The payload of each packet that this fragment holds part
+		 * of, without its headers and ICRC.
+		 */
+		for (i = min(fs / seg, n - 1); i < n && i * seg < fe; i++) {
+			struct page *page = skb_frag_page(fr);
+			u32 off, nr = skb_shinfo(p)->nr_frags;
+
+			mrc_batch_span(skb, seg, n, i, hlen, hlast, tlast, &a,
+				       &b);
+			a = max(fs, a);
+			b = min(fe, b);
+			if (a >= b)
+				continue;
+			off = skb_frag_off(fr) + a - fs;
+			last = nr ? &skb_shinfo(p)->frags[nr - 1] : NULL;
+			if (last && skb_frag_page(last) == page &&
+			    skb_frag_off(last) + skb_frag_size(last) == off) {
+				skb_frag_size_add(last, b - a);
+			} else if (nr < MAX_SKB_FRAGS) {
+				get_page(page);
+				__skb_fill_page_desc(p, nr, page, off, b - a);
+				skb_shinfo(p)->nr_frags = nr + 1;
+			} else {
+				kfree_skb(p);
+				return NULL;
+			}
+			p->len += b - a;
+			p->data_len += b - a;
+		}
+	}
+	p->truesize += p->data_len;
+	return p;
+}
+
+/* The headers of packet @i of a GSO batch of @n, @seg bytes each but the
+ * last, read into @di: false if they cannot be.
+ */
+static bool mrc_batch_read(const struct sk_buff *skb, u32 seg, u32 n, u32 i,
+			   struct mrc10_data_info *di)
+{
+	u32 len = i == n - 1 ? skb->len - i * seg : seg;
+	u8 buf[MRC10_DATA_HLEN_IMM];
+	const void *h;
+
+	h = skb_header_pointer(skb, i * seg, min_t(u32, len, sizeof(buf)), buf);
+	return h && !mrc10_data_read(h, len, di) && !di->trimmed;
+}
+
+/**
+ * mrc_rcv_data_batch() - take a GSO batch of DATA whole
+ * @sk: the socket, locked
+ * @skb: the batch (mrc_udp_rcv10() checked each packet's ICRC)
+ *
+ * A batch is a flowcell a peer sent as one (mrc_xmit_batch()), which GRO
+ * may also build: consecutive PSNs of one message, each packet with the
+ * next part of it, none held yet, none trimmed. Such a batch is taken as
+ * one payload skb that references the batch's pages
+ * (mrc_gso_payload()), with one state update and one ACK decision.
+ *
+ * Return: false, with @skb untouched, when any of that does not hold; the
+ * caller then takes the packets one by one, which does every check and
+ * counts every drop.
+ */
+static bool mrc_rcv_data_batch(struct sock *sk, struct sk_buff *skb)
+{
+	u32 seg = skb_shinfo(skb)->gso_size, hlen = MRC10_DATA_HLEN;
+	struct mrc_sock *msk = mrc_sk(sk);
+	struct net *net = sock_net(sk);
+	u32 psn, msn, off, mlen, total = 0, last = 0, n, i, k, high, adv = 0;
+	u32 hlast = hlen, tlast = MRC10_ICRC_LEN;
+	struct mrc10_data_info di, d0;
+	bool ack_req = false, hol;
+	struct mrc_rmsg *rmsg;
+	struct sk_buff *p;
+
+	if (seg <= hlen + MRC10_ICRC_LEN || skb_has_frag_list(skb) ||
+	    skb->pp_recycle || skb_zcopy(skb) || msk->state != MRC_ESTABLISHED ||
+	    sock_flag(sk, SOCK_DEAD) ||
+	    MRC_IN_CB(skb)->dscp == READ_ONCE(mrc_net(net)->trim_dscp))
+		return false;
+	n = DIV_ROUND_UP(skb->len, seg);
+	if (!mrc_batch_read(skb, seg, n, 0, &d0) || d0.rkey != msk->rcid)
+		return false;
+	psn = d0.psn;
+	msn = mrc_msn_extend(msk, d0.msn);
+	off = d0.offset;
+	mlen = d0.msg_len;
+	k = mrc_psn_sub(psn, msk->rcv_nxt);
+	if ((s32)k < 0 || k + n > MRC_WND ||
+	    find_next_bit(msk->rcv_map, k + n, k) < k + n)
+		return false;
+	for (i = 0; i < n; i++) {
+		if (!mrc_batch_read(skb, seg, n, i, &di) ||
+		    di.psn != mrc_psn_add(psn, i) || di.msn != d0.msn ||
+		    di.msg_len != mlen || di.offset != off + total ||
+		    di.rkey != msk->rcid ||
+		    /* Only the last may end its message, or have a pad. */
+		    (i < n - 1 && (di.last ||
+				   di.plen != seg - hlen - MRC10_ICRC_LEN)) ||
+		    !mrc_data_fields_ok(mlen, off + total, di.plen, msk->mss,
+					MRC_MSS_MIN, msn - msk->rcv_msn))
+			return false;
+		ack_req |= di.ack_req;
+		total += di.plen;
+		last = di.plen;
+	}
+	hlast = mrc10_data_hlen(di.last);
+	tlast = skb->len - (n - 1) * seg - hlast - di.plen;
+	/* As for one packet each: the message next in line may exceed the
+	 * buffer; a packet that finds the window used up is a probe, which
+	 * goes alone.
+	 */
+	hol = msn == msk->rcv_msn && skb_queue_empty(&sk->sk_receive_queue);
+	if (!hol && msk->rcv_bytes + total - last >= msk->rcv_edge)
+		return false;
+	p = mrc_gso_payload(skb, seg, n, hlen, hlast, tlast);
+	if (!p)
+		return false;
+	/* It holds the batch's pages: charge their share of what the
+	 * batch's buffers take (a driver's pages may hold much more than
+	 * the payload), as each packet of it would have been charged.
+	 */
+	p->truesize = max_t(u32, p->truesize,
+			    mult_frac(skb->truesize, total, skb->len));
+	if ((!hol && mrc_rmem_charged(sk) + p->truesize >
+		     READ_ONCE(sk->sk_rcvbuf)) || !mrc_mem_charge_r(p, sk, hol))
+		goto refuse;
+	rmsg = mrc_rmsg_get(sk, msn, mlen, total);
+	if (IS_ERR(rmsg))
+		goto refuse;
+	if (!mrc_rmsg_insert(rmsg, p, off, total)) {
+		mrc_rmsg_put_empty(rmsg);
+		goto refuse;
+	}
+
+	MRC_ADD(net, IN_DATA, n);
+	MRC_INC(net, IN_DATA_BATCHES);
+	msk->stats.pkts_received += n;
+	/* The next ACK echoes the last packet, as if they came one by one. */
+	mrc_echo_set(msk, skb, &di, MRC_IN_CB(skb)->ce);
+	rmsg->got += total;
+	rmsg->mem += p->truesize;
+	mrc_rcv_accepted(msk, n, seg - hlen - MRC10_ICRC_LEN, total,
+			 p->truesize);
+	if (k)
+		MRC_ADD(net, IN_OUT_OF_ORDER, n);
+	high = mrc_rcv_high(msk);
+	for (i = 0; i < n; i++)
+		adv += mrc_rcv_map_add(msk->rcv_map, k + i - adv);
+	msk->rcv_nxt = mrc_psn_add(msk->rcv_nxt, adv);
+	if (rmsg->got == rmsg->len)
+		mrc_deliver(sk);
+	/* mrc_rcv_data()'s rule, for the batch. */
+	msk->rcv_unacked += n;
+	if (mrc_hole_news(k, n, high, adv) || MRC_IN_CB(skb)->ce ||
+	    ack_req ||
+	    msk->rcv_unacked >= mrc_ack_every)
+		mrc_send_ack(sk, 0);
+	else
+		mrc_arm_ack_timer(sk);
+	consume_skb(skb);
+	return true;
+
+refuse:
+	kfree_skb(p);
+	return false;
+}
+
+/* A GSO batch of DATA for this connection (mrc_udp_rcv() checked that
+ * every packet in it names it): whole if it can be, else packet by packet.
+ */
+static void mrc_rcv_batch(struct sock *sk, struct sk_buff *skb)
+{
+	struct net *net = sock_net(sk);
+	struct sk_buff *segs, *next;
+	struct mrc_in_cb in;
+
+	if (mrc_rcv_data_batch(sk, skb))
+		return;
+	MRC_INC(net, IN_DATA_BATCHES_SPLIT);
+	in = *MRC_IN_CB(skb);
+	segs = mrc_gso_split(net, skb, &in);
+	skb_list_walk_safe(segs, skb, next) {
+		skb_mark_not_on_list(skb);
+		/* Each had a WRITE's headers (mrc_gso_one_conn()). */
+		if (!pskb_may_pull(skb, min_t(u32, skb->len,
+					      MRC10_DATA_HLEN_IMM))) {
+			MRC_INC(net, DROP_NOMEM);
+			kfree_skb(skb);
+			continue;
+		}
+		mrc_rcv(sk, skb);
+	}
+}
 
 /* The packets of a GSO batch, one skb each, as the UDP stack makes them
  * for a tunnel socket (udp_rcv_segment()): each at its MRC header, with
@@ -1035,6 +1279,10 @@ static void mrc_rcv(struct sock *sk, struct sk_buff *skb)
 	struct mrc_sock *msk = mrc_sk(sk);
 	struct net *net = sock_net(sk);
 
+	if (skb_is_gso(skb)) {
+		mrc_rcv_batch(sk, skb);
+		return;
+	}
 	if (skb->data[0] >= MRC10_WRITE_FIRST) {
 		mrc_rcv10(sk, skb);
 		return;
@@ -1152,6 +1400,36 @@ static bool mrc_icrc_ok(struct sk_buff *skb)
 	return got == want;
 }
 
+/* Every packet of a GSO batch is a whole WRITE, of one connection of
+ * this namespace, from one peer connection, with its ICRC right: the
+ * connection, referenced, so that the batch may go to it whole; else NULL.
+ */
+static struct sock *mrc_gso_one_conn(struct net *net, struct sk_buff *skb)
+{
+	u32 seg = skb_shinfo(skb)->gso_size, n, i, len;
+	const struct udphdr *uh = udp_hdr(skb);
+	const struct mrc_in_cb *in = MRC_IN_CB(skb);
+	struct mrc10_data_info di, d0 = {};
+	__le32 icrc;
+
+	if (seg <= MRC10_DATA_HLEN + MRC10_ICRC_LEN)
+		return NULL;
+	n = DIV_ROUND_UP(skb->len, seg);
+	for (i = 0; i < n; i++) {
+		len = i == n - 1 ? skb->len - i * seg : seg;
+		if (!mrc_batch_read(skb, seg, n, i, &di) ||
+		    (i && (di.qpn != d0.qpn || di.rkey != d0.rkey)) ||
+		    skb_copy_bits(skb, i * seg + len - MRC10_ICRC_LEN, &icrc,
+				  sizeof(icrc)) ||
+		    icrc != mrc_icrc_skb(skb, i * seg, len, &in->saddr,
+					 &in->daddr, uh->source, uh->dest))
+			return NULL;
+		if (!i)
+			d0 = di;
+	}
+	return mrc_conn_lookup(net, d0.qpn);
+}
+
 /* An MRC 1.0 packet (BTH first): a WRITE, a SACK or a NACK of a
  * connection, the QP its BTH names. Its headers are read here, to count
  * what is malformed, and its ICRC checked (not a trimmed packet's, which
@@ -1168,7 +1446,6 @@ static void mrc_udp_rcv10(struct net *net, struct sk_buff *skb)
 	struct sock *sk;
 	u8 op;
 
-	MRC_IN_CB(skb)->ev = mrc_rx_ev(skb);
 	if (!pskb_may_pull(skb, min_t(u32, skb->len, MRC10_SACK_LEN_X))) {
 		MRC_INC(net, DROP_NOMEM);
 		goto drop;
@@ -1244,15 +1521,12 @@ static void mrc_udp_rcv(struct sock *usk, struct sk_buff *skb)
 	unsigned int len;
 	u32 segs = 1;
 
-	/* A GSO batch goes packet by packet: each has its own ICRC. */
-	if (skb_is_gso(skb)) {
-		mrc_udp_rcv_split(usk, skb);
-		return;
-	}
-	MRC_INC(net, IN_PKTS);
+	if (skb_is_gso(skb))
+		segs = DIV_ROUND_UP(skb->len, skb_shinfo(skb)->gso_size);
 	if (unlikely(ip6->nexthdr != IPPROTO_UDP) &&
 	    !mrc_exthdrs_ok(skb_network_header(skb),
 			    skb_transport_header(skb) - skb_network_header(skb))) {
+		MRC_ADD(net, IN_PKTS, segs);
 		MRC_ADD(net, DROP_BAD_SRH, segs);
 		goto drop;
 	}
@@ -1262,6 +1536,22 @@ static void mrc_udp_rcv(struct sock *usk, struct sk_buff *skb)
 	in->ifindex = ifindex;
 	in->ce = ce;
 	in->dscp = ipv6_get_dsfield(ip6) >> 2;
+	in->ev = mrc_rx_ev(skb);
+	/* A GSO batch goes to its connection whole when every packet in
+	 * it is a WRITE of that connection with its ICRC right; else packet
+	 * by packet, each checked and counted.
+	 */
+	if (skb_is_gso(skb)) {
+		sk = mrc_gso_one_conn(net, skb);
+		if (!sk) {
+			mrc_udp_rcv_split(usk, skb);
+			return;
+		}
+		MRC_ADD(net, IN_PKTS, segs);
+		mrc_rcv_locked(sk, skb);
+		return;
+	}
+	MRC_INC(net, IN_PKTS);
 
 	if (!pskb_may_pull(skb, 1)) {
 		MRC_INC(net, DROP_SHORT);
