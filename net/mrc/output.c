@@ -1887,8 +1887,9 @@ void mrc_send_ack(struct sock *sk, u16 flags)
 	msk->rcv_edge = max(msk->rcv_edge, edge);
 
 	si.qpn = msk->rcid;
-	si.psn = msk->snd_nxt;
 	si.cack_psn = mrc_psn_add(msk->rcv_nxt, -1);
+	/* BTH's PSN is cack_psn, as both sources send. */
+	si.psn = si.cack_psn;
 	/* The triggering packet, by its distance from cack_psn; one too far
 	 * for 16 bits is named by none (0), and its echo matches nothing.
 	 */
@@ -1946,7 +1947,8 @@ void mrc_send_nack(struct sock *sk, u32 psn, u32 ev, u16 ts, u8 reason)
 	struct mrc_sock *msk = mrc_sk(sk);
 	struct mrc10_nack_info ni = {
 		.qpn = msk->rcid,
-		.psn = msk->snd_nxt,
+		/* BTH's PSN is the NACKed one, as both sources send. */
+		.psn = psn,
 		.reason = reason == MRC_NACK_TRIMMED ? MRC10_NACK_TRIMMED :
 			  MRC10_NACK_NO_PKT_BUFFER,
 		.entropy = ev,

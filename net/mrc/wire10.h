@@ -44,7 +44,7 @@ struct mrc10_data_info {
 /**
  * struct mrc10_sack_info - what a SACK says
  * @qpn: the destination QP, 24 bits
- * @psn: BTH's PSN: the sender of the SACK's next PSN
+ * @psn: BTH's PSN: cack_psn, as both sources send
  * @cack_psn: the highest PSN received in order
  * @ack_psn_offset: the triggering PSN less @cack_psn, or the probe id
  * @pr: the SACK answers a Reliability Probe
@@ -88,7 +88,7 @@ struct mrc10_sack_info {
 /**
  * struct mrc10_nack_info - what a NACK says
  * @qpn: the destination QP, 24 bits
- * @psn: BTH's PSN: the sender of the NACK's next PSN
+ * @psn: BTH's PSN: the NACKed PSN, as both sources send
  * @reason: enum mrc10_nack_reason
  * @entropy: the NACKed packet's EV
  * @spdcid: low 16 bits of the NACK sender's QPN
