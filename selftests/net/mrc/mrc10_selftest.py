@@ -35,7 +35,7 @@ from scapy.fields import BitField, SignedShortField, ThreeBytesField
 
 import mrc10
 from mrc10 import (BTH, METH, TSETH, RETH, ImmDt, AETH, SETH, CCState, NETH,
-                   PETH, ERTH, EETH)
+                   PETH, ERTH, EETH, XAck, XConn)
 
 PORT = 4971
 # A byte of the payload or headers, counted from the end: changed, the
@@ -115,6 +115,29 @@ def check_round_trips(rng):
                              getattr(got, f.name), getattr(orig, f.name)))
             check(bytes(back.lastlayer()) == b"\x01\x02\x03\x04",
                   "0x%02x: the payload is not what followed" % opcode)
+
+
+def check_extension():
+    """The AF_MRC extension decodes where it is flagged and is there, and
+    only there."""
+    xc = XConn(sport=1, dport=2, sqpn=3, mss=1188)
+    syn = BTH(bytes(BTH(opcode=mrc10.ENDPOINT_REQUEST, dqpn=2) /
+                    ERTH(op=mrc10.EP_AFMRC, vendor=mrc10.X_SYN) / xc /
+                    Raw(b"ICRC")))
+    check(syn.haslayer(XConn) and syn[XConn].mss == 1188 and
+          bytes(syn[XConn].payload) == b"ICRC", "xconn after ERTH op 2")
+    probe = BTH(bytes(BTH(opcode=mrc10.ENDPOINT_REQUEST) /
+                      ERTH(op=mrc10.EP_EV_PROBE) / xc))
+    check(not probe.haslayer(XConn), "xconn after ERTH op 1")
+    for x in (0, 1):
+        sack = BTH(bytes(BTH(opcode=mrc10.RELIABILITY_SACK) / SETH(x=x) /
+                         CCState() / XAck(rwnd=7, flags=mrc10.XACK_FIN) /
+                         Raw(b"ICRC")))
+        check(sack.haslayer(XAck) == bool(x), "xack with x=%d" % x)
+        check(not x or sack[XAck].rwnd == 7, "xack.rwnd")
+    short = BTH(bytes(BTH(opcode=mrc10.RELIABILITY_SACK) / SETH(x=1) /
+                      CCState() / Raw(b"ICRC")))
+    check(not short.haslayer(XAck), "xack decoded from 4 bytes")
 
 
 def check_bitmap():
@@ -210,6 +233,12 @@ LAYOUT = {
     "erth": lambda: ERTH(op=2, vendor=2, port_mask=0xF, tx_ts=0x1234,
                          ftype=1),
     "eeth": lambda: EETH(op=1, tx_ts=0x4321),
+    "xconn": lambda: XConn(sport=0x1234, dport=0x5678, sqpn=0x9ABCDE,
+                           dqpn=0x123456, isn=0xFEDCBA, value=0x11223344,
+                           rwnd=0x55667788, mss=1188, flags=mrc10.XCONN_XACK,
+                           tsval=0x99AABBCC, tsecr=0xDDEEFF00),
+    "xack": lambda: XAck(rwnd=0x01020304, hold_us=0x0506,
+                         flags=mrc10.XACK_FIN | mrc10.XACK_DUP),
 }
 
 
@@ -494,6 +523,7 @@ def main():
               "%d headers" % len(LAYOUT))
         return
     check_round_trips(rng)
+    check_extension()
     check_bitmap()
     check_icrc(rng)
     for f in failures:
