@@ -3,26 +3,42 @@
 """mrc10_peer.py: a user-space MRC 1.0 endpoint, for conformance tests.
 
 It speaks AF_MRC over MRC 1.0 as Documentation/networking/mrc-1.0-mapping.rst
-("the mapping") says, over an IPv6 UDP socket, with packets built and read
-by mrc10.py alone: it shares no code with the module or its other tools.
+("the mapping") says, over an IPv6 UDP socket (or a tun device), with
+packets built and read by mrc10.py alone: it shares no code with the module
+or its other tools.
 
     mrc10_peer.py listen [--port 7000] [--drop 3,40] [--nack-trimmed 5]
     mrc10_peer.py connect ::1 --sizes 0,1,5000,100000 --seed 1
+    mrc10_peer.py peer 2001:db8::1 --qpn 7 --peer-qpn 9 --isn 0 \
+        --peer-isn 16777200 --sizes 1,9000 --expect 4
 
 listen accepts one connection and reassembles the messages it is sent;
-connect sends messages of seeded random content. Each prints "MSN LENGTH
-SHA256" per message (sent, or delivered), counters to stderr, and both to
-the --json file if given. Every packet carries its ICRC (mapping: ICRC);
-one received with a bad ICRC is counted (icrc_errors) and dropped. Drop and
-NACK injection take packet indices from the sender's (random) initial PSN.
-Where the mapping is silent, the choice made is marked "Silent:".
+connect sends messages of seeded random content. peer has no handshake:
+its queue pair is set up out of band, as RDMA's are (mapping: No
+handshake), from both QPNs and both initial PSNs; it sends --sizes and
+receives --expect messages, and is done once everything it sent is
+SACKed and it has delivered as many as expected (no FIN either). listen
+and connect print "MSN LENGTH SHA256" per message (sent, or delivered),
+peer "tx MSN LENGTH SHA256" and "rx MSN LENGTH SHA256"; counters and
+nonconforming fields go to stderr, and all of it to the --json file if
+given. Every packet carries its ICRC (mapping: ICRC); one received with a
+bad ICRC is counted (icrc_errors) and dropped. Drop, NACK and trim
+injection, and that of losses, take packet indices from the sender's
+initial PSN. --tun DEV
+sends and receives whole IPv6 packets on a tun device instead of a UDP
+socket, as a host behind DEV: for a peer whose own UDP port is taken (by
+the module, in every namespace it runs in). Where the mapping is silent,
+the choice made is marked "Silent:".
 """
 import argparse
 import collections
+import fcntl
 import hashlib
 import json
+import os
 import random
 import select
+import signal
 import socket
 import struct
 import sys
@@ -51,6 +67,11 @@ RETRIABLE = {0x01, 0x02, 0x06, 0x07, 0x0A, 0x0B}   # mapping: NACK
 IMM = (mrc10.WRITE_LAST_IMM, mrc10.WRITE_ONLY_IMM)
 ENDS = IMM + (mrc10.WRITE_LAST, mrc10.WRITE_ONLY)
 UDP_NO_CHECK6_RX = 102               # linux/udp.h
+IPV6_FLOWINFO, IPV6_AUTOFLOWLABEL = 11, 70      # linux/in6.h
+TUNSETIFF, IFF_TUN, IFF_NO_PI = 0x400454ca, 0x0001, 0x1000
+# NACK reasons sent again at once; the others that are retriable mean the
+# receiver had no room, and wait (mapping: NACK).
+TRIM_REASONS = {0x01, 0x02}
 
 
 def sub(a, b):
@@ -66,19 +87,22 @@ class Wire:
     """An IPv6 UDP socket that sends MRC 1.0 packets with their ICRC and
     receives, decodes and checks them. TAP(src, sport, dst, dport, data)
     sees every datagram sent, as it goes on the wire after UDP. Silent:
-    one path; our EV is the socket's UDP source port (the flow label is
-    the kernel's), and we send to the peer's MRC port, never to the source
-    port of what it sent (that is its EV)."""
+    one path; our EV is the socket's UDP source port and a flow label of 0
+    (FL, sent as it is: no automatic flow label), and we send to the
+    peer's MRC port, never to the source port of what it sent (that is
+    its EV)."""
 
     def __init__(self, addr, port, tap=None, verbose=False):
         self.sock = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
-        for opt in (socket.IPV6_RECVPKTINFO, socket.IPV6_RECVTCLASS):
+        for opt in (socket.IPV6_RECVPKTINFO, socket.IPV6_RECVTCLASS,
+                    IPV6_FLOWINFO):
             self.sock.setsockopt(socket.IPPROTO_IPV6, opt, 1)
+        self.sock.setsockopt(socket.IPPROTO_IPV6, IPV6_AUTOFLOWLABEL, 0)
         # A UDP checksum of 0 is accepted (mapping: The stack).
         self.sock.setsockopt(socket.IPPROTO_UDP, UDP_NO_CHECK6_RX, 1)
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 22)
         self.sock.bind((addr, port))
-        self.addr, self.port = addr, self.sock.getsockname()[1]
+        self.addr, self.port, self.fl = addr, self.sock.getsockname()[1], 0
         self.tap, self.verbose = tap, verbose
         self.stats = collections.Counter()
         self.srcs = {}
@@ -93,36 +117,113 @@ class Wire:
                 self.srcs[dst] = s.getsockname()[0]
         return self.srcs[dst]
 
-    def send(self, dst, dport, pkt):
-        """Send PKT (BTH and what follows) with its ICRC."""
+    def send(self, dst, dport, pkt, tclass=0, cut=None):
+        """Send PKT (BTH and what follows) with its ICRC, in traffic class
+        TCLASS; with CUT, only its first CUT bytes (a trimmed packet, which
+        keeps no ICRC)."""
         ip = IPv6(src=self.src_for(dst), dst=dst) / \
             UDP(sport=self.port, dport=dport) / pkt
         data = bytes(mrc10.with_icrc(ip)[UDP])[8:]
-        self.sock.sendto(data, (dst, dport))
+        if cut is not None:
+            data = data[:cut]
+        self.transmit(ip.src, dst, dport, data, tclass)
         self.stats["tx_%02x" % pkt.opcode] += 1
         if self.verbose:
             print("tx", repr(pkt)[:300], file=sys.stderr)
         if self.tap:
             self.tap(ip.src, self.port, dst, dport, data)
 
-    def recv(self, timeout):
-        """The next datagram as (IPv6 packet decoded from BTH on, its UDP
-        payload, traffic class, arrival in us), or None after TIMEOUT."""
-        if not select.select([self.sock], [], [], timeout)[0]:
-            return None
+    def transmit(self, src, dst, dport, data, tclass):
+        anc = [(socket.IPPROTO_IPV6, socket.IPV6_TCLASS,
+                struct.pack("i", tclass))] if tclass else []
+        self.sock.sendmsg([data], anc, 0, (dst, dport))
+
+    def fileno(self):
+        return self.sock.fileno()
+
+    def close(self):
+        self.sock.close()
+
+    def read(self):
+        """One datagram as (source, source port, destination, traffic
+        class, flow label, UDP payload), or None if it is not for us."""
         data, anc, _, peer = self.sock.recvmsg(65535, 256)
-        dst, tclass = self.addr, 0
+        dst, tclass, fl = self.addr, 0, 0
         for _, typ, val in anc:
             if typ == socket.IPV6_PKTINFO:
                 dst = socket.inet_ntop(socket.AF_INET6, val[:16])
             elif typ == socket.IPV6_TCLASS:
                 tclass = struct.unpack("i", val[:4])[0]
-        ip = IPv6(src=peer[0].split("%")[0], dst=dst, tc=tclass) / \
-            UDP(sport=peer[1], dport=self.port, len=8 + len(data)) / \
+            elif typ == IPV6_FLOWINFO:
+                fl = struct.unpack("!I", val[:4])[0] & 0xFFFFF
+        return peer[0].split("%")[0], peer[1], dst, tclass, fl, data
+
+    def recv(self, timeout):
+        """The next datagram as (IPv6 packet decoded from BTH on, its UDP
+        payload, traffic class, arrival in us), or None after TIMEOUT."""
+        end = time.monotonic() + timeout
+        while True:
+            left = max(0, end - time.monotonic())
+            if not select.select([self], [], [], left)[0]:
+                return None
+            got = self.read()
+            if got is not None:
+                break
+        src, sport, dst, tclass, fl, data = got
+        ip = IPv6(src=src, dst=dst, tc=tclass, fl=fl) / \
+            UDP(sport=sport, dport=self.port, len=8 + len(data)) / \
             BTH(data)
         if self.verbose:
             print("rx", repr(ip[BTH])[:300], file=sys.stderr)
         return ip, data, tclass, now_us()
+
+
+class TunWire(Wire):
+    """The same over the tun device NAME (made beforehand, e.g. by ip
+    tuntap add NAME mode tun): whole IPv6 packets, from our address ADDR
+    and UDP port PORT, with a flow label of our choice, and only those to
+    ADDR and PORT taken (the rest counted as not_ours). The host routes
+    ADDR to NAME, so we are a host behind it: its own MRC port is no
+    concern of ours, nor ours of it."""
+
+    def __init__(self, name, addr, port, tap=None, verbose=False):
+        # pylint: disable=super-init-not-called
+        self.fd = os.open("/dev/net/tun", os.O_RDWR)
+        fcntl.ioctl(self.fd, TUNSETIFF,
+                    struct.pack("16sH", name.encode(), IFF_TUN | IFF_NO_PI))
+        self.addr, self.port = addr, port
+        self.bin = socket.inet_pton(socket.AF_INET6, addr)
+        self.fl = random.SystemRandom().randrange(1, 1 << 20)
+        self.tap, self.verbose = tap, verbose
+        self.stats = collections.Counter()
+
+    def src_for(self, dst):
+        return self.addr
+
+    def transmit(self, src, dst, dport, data, tclass):
+        os.write(self.fd, bytes(IPv6(src=src, dst=dst, tc=tclass, fl=self.fl,
+                                     hlim=64) /
+                                UDP(sport=self.port, dport=dport) /
+                                Raw(data)))
+
+    def fileno(self):
+        return self.fd
+
+    def close(self):
+        os.close(self.fd)
+
+    def read(self):
+        raw = os.read(self.fd, 65535)
+        if len(raw) < 48 or raw[0] >> 4 != 6 or raw[6] != 17 or \
+                raw[24:40] != self.bin or \
+                struct.unpack("!H", raw[42:44])[0] != self.port:
+            self.stats["not_ours"] += 1
+            return None
+        word, = struct.unpack("!I", raw[:4])
+        sport, _, ulen = struct.unpack("!HHH", raw[40:46])
+        return (socket.inet_ntop(socket.AF_INET6, raw[8:24]), sport,
+                self.addr, word >> 20 & 0xFF, word & 0xFFFFF,
+                raw[48:40 + ulen])
 
 
 class Seg:
@@ -132,6 +233,9 @@ class Seg:
         self.op, self.msn, self.off, self.data, self.mlen = \
             op, msn, off, data, mlen
         self.psn, self.sacked, self.fast = None, False, False
+        # A NACK for want of room: sent again at HOLD (monotonic), NACKS
+        # such in a row.
+        self.hold, self.nacks = None, 0
 
 
 class Msg:
@@ -145,14 +249,18 @@ class Msg:
 class Endpoint:
     """One AF_MRC connection over MRC 1.0. Both roles speak the handshake,
     SACKs and both FINs; the connector sends messages, the listener
-    receives them. ARGS are the command line's (see main)."""
+    receives them. In peer mode there is no handshake and no FIN: the
+    queue pair is set up from the command line, and it sends and receives.
+    ARGS are the command line's (see main)."""
 
     def __init__(self, wire, args, messages=()):
         self.w, self.a, self.stats = wire, args, wire.stats
         rnd = random.SystemRandom()
-        self.qpn = rnd.randrange(3, PSN_MOD)     # never 0, 1 or 2 (mapping)
+        # Never 0, 1 or 2 (mapping: QPN).
+        self.qpn = args.qpn or rnd.randrange(3, PSN_MOD)
         self.isn = rnd.randrange(PSN_MOD) if args.isn is None else args.isn
-        self.state = "syn_sent" if args.mode == "connect" else "listen"
+        self.state = {"connect": "syn_sent", "listen": "listen",
+                      "peer": "established"}[args.mode]
         self.offer_xack, self.xack = not args.no_xack, False
         self.peer, self.peer_qpn, self.mss = None, 0, args.mss & ~3
         self.sport = args.sport if args.mode == "connect" else args.port
@@ -165,6 +273,9 @@ class Endpoint:
         self.drop = collections.Counter(args.drop)
         self.nack = dict.fromkeys(args.nack_trimmed, 0x01)
         self.nack.update(dict.fromkeys(args.nack_nobuf, 0x07))
+        self.trim = collections.Counter(args.send_trimmed)
+        self.lose = collections.Counter(args.send_lost)
+        self.holding = set()
         # Send side. MSN starts at 0, so a FIN's final MSN is the number of
         # messages sent, as mrc.rst has it (Silent: the mapping is).
         self.messages, self.unsent, self.out = list(messages), [], {}
@@ -175,10 +286,23 @@ class Endpoint:
         if self.state == "syn_sent":
             self.peer = (args.addr, args.peer_udp_port)
             self.send_xconn(mrc10.X_SYN)
+        elif args.mode == "peer":
+            # What a handshake would have told (mapping: No handshake):
+            # the extension is spoken unless --no-xack says the other end
+            # does not.
+            self.peer = (args.addr, args.peer_udp_port)
+            self.peer_qpn, self.peer_isn = args.peer_qpn, args.peer_isn
+            self.rcv_nxt, self.peer_rwnd = self.peer_isn, args.peer_rwnd
+            self.xack = self.offer_xack
+            self.segment()
+
+    def ev(self):
+        """Our EV as SACKs and NACKs echo it (mapping: The stack)."""
+        return self.w.port << 16 | self.w.fl & 0xFFFF
 
     # Sending.
-    def send(self, pkt):
-        self.w.send(self.peer[0], self.peer[1], pkt)
+    def send(self, pkt, **kw):
+        self.w.send(self.peer[0], self.peer[1], pkt, **kw)
 
     def send_xconn(self, typ, value=0, tsecr=0):
         """SYN, SYN-ACK, FIN: an Endpoint Request to QP 2, ERTH op 2, the
@@ -238,18 +362,25 @@ class Endpoint:
                        dpdcid=self.peer_qpn & 0xFFFF, nack_psn=psn, cc_type=2,
                        tx_ts=ts))
 
-    def send_seg(self, seg, rtx=False, ack_req=False):
+    def send_seg(self, seg, rtx=False, ack_req=False, trim=False):
         """A WRITE packet (mapping: Data): the payload padded to 4 bytes,
-        RETH VA its offset, DMA length and ImmDt the message's length."""
+        RETH VA its offset, R_Key our QPN, DMA length and ImmDt the
+        message's length. TRIM sends it as a trimming switch leaves it:
+        BTH to RETH, the trimmed DSCP (mapping: Trimming)."""
         pad = -len(seg.data) % 4
         pkt = BTH(opcode=seg.op, padcnt=pad, dqpn=self.peer_qpn,
                   a=int(ack_req), rtx=int(rtx), ts=1, psn=seg.psn) / \
             METH(rqmsn=seg.msn % MSN_MOD, msn=seg.msn % MSN_MOD) / \
             TSETH(tx_ts=now_us() & 0xFFFF, tsr=1, ftype=1) / \
-            RETH(va=seg.off, rkey=0, dmalen=seg.mlen)
+            RETH(va=seg.off, rkey=self.qpn, dmalen=seg.mlen)
         if seg.op in IMM:
             pkt = pkt / ImmDt(imm=seg.mlen)
-        self.send(pkt / Raw(seg.data + bytes(pad)))
+        if trim:
+            self.stats["tx_trimmed"] += 1
+            self.send(pkt / Raw(seg.data + bytes(pad)), cut=TRIM_LEN,
+                      tclass=min(DSCP_TRIMMED) << 2)
+        else:
+            self.send(pkt / Raw(seg.data + bytes(pad)))
 
     def segment(self):
         """Cut the messages into WRITE packets of at most one MSS."""
@@ -267,9 +398,11 @@ class Endpoint:
 
     def can_send(self, seg):
         """Fewer packets past cack_psn than MPR and our window allow, and
-        the bytes within the window the extension advertises."""
+        the bytes within the window the extension advertises (unless
+        --ignore-rwnd, which provokes NACKs for want of room)."""
         return len(self.out) < min(self.mpr * 128, self.a.window) and \
-            (not self.out or self.out_bytes + len(seg.data) <= self.peer_rwnd)
+            (not self.out or self.a.ignore_rwnd or
+             self.out_bytes + len(seg.data) <= self.peer_rwnd)
 
     def pump(self, burst=8):
         """Send new packets, BURST at most, so that SACKs are read
@@ -284,14 +417,23 @@ class Endpoint:
             self.out_bytes += len(seg.data)
             # A: the last packet the window lets out (mapping: BTH), and
             # (Silent) every retransmission.
+            index = (seg.psn - self.isn) % PSN_MOD
+            trim, lose = self.trim[index] > 0, self.lose[index] > 0
+            self.trim[index] -= trim
+            self.lose[index] -= lose
+            if lose:
+                self.stats["lost_injected"] += 1
+                continue
             self.send_seg(seg, ack_req=not self.unsent or
-                          not self.can_send(self.unsent[-1]))
+                          not self.can_send(self.unsent[-1]), trim=trim)
 
     # Receiving.
     def handle(self, rx):
         """Check and dispatch one received datagram (Wire.recv's)."""
         ip, data, tclass, arrived = rx
-        bth, ev = ip[BTH], ip[UDP].sport
+        # The EV in the structured form: the source port above, the flow
+        # label's low 16 bits below (mapping: The stack).
+        bth, ev = ip[BTH], ip[UDP].sport << 16 | ip.fl & 0xFFFF
         op = bth.opcode
         if op not in mrc10.HDR_LEN:
             self.stats["bad_opcode"] += 1
@@ -328,7 +470,18 @@ class Endpoint:
                       mrc10.RELIABILITY_NACK: NETH}.get(op, PETH)]
             if hdr.dpdcid != self.qpn & 0xFFFF:    # mapping: QPN
                 self.stats["bad_dpdcid"] += 1
-            elif op == mrc10.RELIABILITY_SACK:
+                return
+            if hdr.spdcid != self.peer_qpn & 0xFFFF:
+                self.nonconf["SPDCID not the peer's QPN"] += 1
+            # Every packet we send has the same EV (one path), so each
+            # SACK and NACK must echo it.
+            if op != mrc10.RELIABILITY_PROBE:
+                if bth.psn != (hdr.cack_psn if op == mrc10.RELIABILITY_SACK
+                               else hdr.nack_psn):
+                    self.nonconf["BTH PSN not cack_psn or nack_psn"] += 1
+                if hdr.entropy != self.ev():
+                    self.nonconf["entropy not our EV"] += 1
+            if op == mrc10.RELIABILITY_SACK:
                 self.on_sack(ip)
             elif op == mrc10.RELIABILITY_NACK:
                 self.on_nack(ip[NETH])
@@ -458,7 +611,10 @@ class Endpoint:
         # Silent: values the mapping fixes but that do not stop delivery
         # are counted as nonconforming, and the packet taken.
         for bad, what in ((meth.rqmsn != meth.msn, "RQMSN not MSN"),
-                          (reth.rkey != 0, "R_Key not 0"),
+                          (reth.rkey != self.peer_qpn,
+                           "R_Key not the sender's QPN"),
+                          (len(payload) > self.a.mss,
+                           "payload above the MSS we take"),
                           (not bth.ts, "no TSETH"),
                           (bth.ts and ip[TSETH].ftype != 1, "TSETH ftype"),
                           (bth.opcode in ENDS and bth.opcode not in IMM,
@@ -499,6 +655,9 @@ class Endpoint:
         s = ip[SETH]
         if s.x != self.xack:
             self.nonconf["SETH x not as negotiated"] += 1
+        if (s.sack_offset - 1) % 64 or (s.cc_type, s.cc_fl) != (0, 0) or \
+                not s.mpr:
+            self.nonconf["sack_offset not 1 + 64k, cc not 0 or MPR 0"] += 1
         if ip.haslayer(XAck):
             self.peer_rwnd = ip[XAck].rwnd
             self.fin_acked |= bool(self.fin_at and
@@ -528,17 +687,40 @@ class Endpoint:
             self.timer, self.backoff, self.retries = time.monotonic(), 1, 0
 
     def on_nack(self, n):
-        """Retriable reasons send the packet again at once (Silent: no
-        hold); 0x19 resets the connection (mapping: NACK)."""
+        """A trim sends the packet again at once; the other retriable
+        reasons say the receiver had no room: again after a hold, doubled
+        for each such NACK in a row up to the RTO (Silent: --nack-hold).
+        0x19 resets the connection (mapping: NACK)."""
         seg = self.out.get(n.nack_psn)
+        self.stats["rx_nack_%02x" % n.reason] += 1
+        if n.cc_type != 2:
+            self.nonconf["NETH cc_type not 2"] += 1
         if n.reason == 0x19:
             self.state = "reset"
         elif seg is None or seg.sacked or n.reason not in RETRIABLE:
             self.stats["nack_ignored"] += 1
-        else:
+        elif n.reason in TRIM_REASONS:
             self.stats["rtx_nack"] += 1
             seg.fast = True      # not again for the hole it leaves
             self.send_seg(seg, rtx=True, ack_req=True)
+        else:
+            seg.fast, seg.nacks = True, seg.nacks + 1
+            seg.hold = time.monotonic() + min(
+                self.a.rto, self.a.nack_hold * 2 ** min(seg.nacks - 1, 10)) \
+                / 1000
+            self.holding.add(seg.psn)
+
+    def release(self):
+        """Send again the packets whose hold is over."""
+        t = time.monotonic()
+        for psn in list(self.holding):
+            seg = self.out.get(psn)
+            if seg is None or seg.sacked:
+                self.holding.discard(psn)
+            elif seg.hold <= t:
+                self.holding.discard(psn)
+                self.stats["rtx_nack"] += 1
+                self.send_seg(seg, rtx=True, ack_req=True)
 
     def tick(self):
         """Timers: new packets within the window; the FIN once every
@@ -549,10 +731,12 @@ class Endpoint:
         lets every hole be sent again on a SACK."""
         self.deliver()
         if self.state == "established":
+            self.release()
             self.pump()
             done_rx = self.fin_msn is not None and \
                 self.next_msn == self.fin_msn
             if not self.out and not self.unsent and self.fin_at is None and \
+                    self.a.mode != "peer" and \
                     (self.a.mode == "connect" or done_rx):
                 self.send_xconn(mrc10.X_FIN, value=len(self.messages))
                 self.fin_at = self.timer = time.monotonic()
@@ -582,17 +766,25 @@ class Endpoint:
 
     def done(self):
         """Our FIN acknowledged and, at the listener, every message up to
-        the peer's FIN delivered."""
+        the peer's FIN delivered; in peer mode, everything sent SACKed
+        and --expect messages delivered."""
+        if self.a.mode == "peer":
+            return self.state == "established" and not self.out and \
+                not self.unsent and len(self.delivered) >= self.a.expect
         return self.fin_acked and (self.a.mode == "connect" or
                                    self.next_msn == self.fin_msn)
 
 
+# Set by SIGTERM (main): stop at once, done or not.
+STOP = []
+
+
 def run(ep, timeout, linger):
     """Drive EP until it is done, reset or TIMEOUT seconds pass; then
-    linger, still answering (a FIN again, say), for LINGER seconds.
-    Returns whether it finished."""
+    linger, still answering (a FIN again, or data whose SACK was lost),
+    for LINGER seconds, or until SIGTERM. Returns whether it finished."""
     end, ok = time.monotonic() + timeout, False
-    while ep.state != "reset" and time.monotonic() < end:
+    while ep.state != "reset" and time.monotonic() < end and not STOP:
         rx = ep.w.recv(0.005)
         while rx:          # everything queued, then the timers
             ep.handle(rx)
@@ -618,53 +810,84 @@ def indices(text):
     return [int(x) for x in text.split(",") if x]
 
 
-# Options: name, type, default, help; both modes', then each one's.
+# Options: name, type, default, help; every mode's, then the receiving
+# side's (listen, peer), the sending side's (connect, peer) and peer's.
 COMMON = [
     ("--udp-port", int, mrc10.UDP_PORT, "UDP port to receive on"),
     ("--peer-udp-port", int, None, "UDP port to send to (--udp-port)"),
-    ("--bind", str, "::", "address to bind"),
+    ("--bind", str, "::", "address to bind (with --tun: our address)"),
+    ("--tun", str, None, "tun device to send and receive IPv6 packets on, "
+     "instead of a UDP socket"),
     ("--port", int, 7000, "AF_MRC port listened on or connected to"),
     ("--mss", int, MSS, "largest payload taken, bytes"),
     ("--window", int, WINDOW, "most packets in flight"),
     ("--rto", float, 200, "retransmission timeout, ms"),
+    ("--nack-hold", float, 10, "ms before sending again a packet NACKed "
+     "for want of room, doubled for each such NACK in a row"),
     ("--retries", int, 12, "timeouts in a row before giving up"),
     ("--timeout", float, 60, "seconds before giving up"),
     ("--linger", float, 0.5, "seconds to keep answering once done"),
+    ("--ready", str, None, "file to create once packets can arrive"),
     ("--json", str, None, "file to write messages and counters to")]
-LISTEN = [
+RECEIVE = [
     ("--drop", "indices", [], "packet indices (0 is at the peer's initial "
      "PSN) to drop on first arrival, e.g. 3,70; twice: 3,3"),
     ("--nack-trimmed", "indices", [], "packet indices to NACK (TRIMMED) "
      "on first arrival"),
     ("--nack-nobuf", "indices", [], "likewise, NACK NO_PKT_BUFFER")]
+SEND = [
+    ("--sizes", "indices", [1000, 100000], "message sizes, bytes"),
+    ("--seed", int, 1, "content seed"),
+    ("--send-trimmed", "indices", [], "packet indices (0 is at our "
+     "initial PSN) to send trimmed the first time, as a switch would"),
+    ("--send-lost", "indices", [], "likewise, not to send the first time, "
+     "as if lost on the way")]
 CONNECT = [
     ("--sport", int, random.SystemRandom().randrange(49152, 65536),
      "our AF_MRC port"),
-    ("--sizes", "indices", [1000, 100000], "message sizes, bytes"),
-    ("--seed", int, 1, "content seed"),
     ("--isn", int, None, "initial PSN (random)")]
+PEER = [
+    ("--expect", int, 0, "messages to receive"),
+    ("--peer-rwnd", int, 65536, "the peer's receive window, bytes, until "
+     "its first SACK says it")]
 
 
 def parser():
-    def add(p, options):
+    def add(p, options, **kw):
         for name, typ, default, text in options:
             p.add_argument(name, type=indices if typ == "indices" else typ,
-                           default=default, help=text + (
+                           default=kw.get(name[2:], default), help=text + (
                                " (default %(default)s)" if default else ""))
     common = argparse.ArgumentParser(add_help=False)
     add(common, COMMON)
     common.add_argument("--no-xack", action="store_true",
-                        help="do not offer the AF_MRC SACK extension (xack)")
+                        help="do not offer (peer: speak) the AF_MRC SACK "
+                        "extension (xack)")
     common.add_argument("-v", "--verbose", action="store_true",
                         help="print every packet to stderr")
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     modes = p.add_subparsers(dest="mode", required=True)
-    add(modes.add_parser("listen", parents=[common],
-                         help="accept one connection and receive"), LISTEN)
+    lis = modes.add_parser("listen", parents=[common],
+                           help="accept one connection and receive")
+    add(lis, RECEIVE)
     con = modes.add_parser("connect", parents=[common],
                            help="connect and send messages")
     con.add_argument("addr", help="the listener's IPv6 address")
-    add(con, CONNECT)
+    add(con, SEND + CONNECT)
+    con.add_argument("--ignore-rwnd", action="store_true",
+                     help="send past the peer's window (to be NACKed)")
+    peer = modes.add_parser("peer", parents=[common],
+                            help="no handshake: a queue pair set up out of "
+                            "band; send --sizes, receive --expect")
+    peer.add_argument("addr", help="the peer's IPv6 address")
+    for name, text in (("--qpn", "our QPN, which the peer sends to"),
+                       ("--peer-qpn", "the peer's QPN"),
+                       ("--isn", "the first PSN we send"),
+                       ("--peer-isn", "the first PSN the peer sends")):
+        peer.add_argument(name, type=int, required=True, help=text)
+    add(peer, RECEIVE + SEND + PEER, sizes=[])
+    peer.add_argument("--ignore-rwnd", action="store_true",
+                      help="send past the peer's window (to be NACKed)")
     return p
 
 
@@ -672,33 +895,51 @@ def setup(argv, tap=None, wire=None):
     """The arguments, Wire (unless given), messages and Endpoint that
     command line ARGV asks for; TAP as Wire's."""
     a = parser().parse_args(argv)
-    for k in ("drop", "nack_trimmed", "nack_nobuf", "sizes"):
+    for k in ("drop", "nack_trimmed", "nack_nobuf", "sizes", "send_trimmed",
+              "send_lost"):
         setattr(a, k, getattr(a, k, []))
-    a.isn = getattr(a, "isn", None)
+    for k, v in (("isn", None), ("qpn", None), ("ignore_rwnd", False),
+                 ("expect", 0), ("peer_qpn", 0), ("peer_isn", 0),
+                 ("peer_rwnd", RWND)):
+        setattr(a, k, getattr(a, k, v))
     a.peer_udp_port = a.peer_udp_port or a.udp_port
+    if wire is None and a.tun:
+        wire = TunWire(a.tun, a.bind, a.udp_port, tap, a.verbose)
     wire = wire or Wire(a.bind, a.udp_port, tap, a.verbose)
-    msgs = make_messages(a.sizes, a.seed) if a.mode == "connect" else []
+    msgs = make_messages(a.sizes, a.seed) if a.mode != "listen" else []
     return a, wire, msgs, Endpoint(wire, a, msgs)
 
 
 def main(argv=None):
     """Run as the command line ARGV says; returns the exit status."""
     a, wire, msgs, ep = setup(argv)
+    signal.signal(signal.SIGTERM, lambda *_: STOP.append(1))
+    if a.ready:
+        with open(a.ready, "w", encoding="utf-8"):
+            pass
     ok = run(ep, a.timeout, a.linger)
-    shown = summary(msgs) if a.mode == "connect" else ep.delivered
-    for m in shown:
-        print(m["msn"], m["len"], m["sha256"])
+    sent = summary(msgs)
+    if a.mode == "peer":
+        for what, shown in (("tx", sent), ("rx", ep.delivered)):
+            for m in shown:
+                print(what, m["msn"], m["len"], m["sha256"])
+    else:
+        shown = sent if a.mode == "connect" else ep.delivered
+        for m in shown:
+            print(m["msn"], m["len"], m["sha256"])
     stats = dict(sorted(wire.stats.items()))
-    print("mrc10_peer %s: %s, %d messages, %s%s" % (
-        a.mode, "done" if ok else "FAILED (%s)" % ep.state, len(shown),
-        json.dumps(stats), " nonconforming: %s" % dict(ep.nonconf)
-        if ep.nonconf else ""), file=sys.stderr)
+    print("mrc10_peer %s: %s, %d messages sent, %d delivered, %s%s" % (
+        a.mode, "done" if ok else "FAILED (%s)" % ep.state, len(sent),
+        len(ep.delivered), json.dumps(stats), " nonconforming: %s" %
+        dict(ep.nonconf) if ep.nonconf else ""), file=sys.stderr)
     if a.json:
         with open(a.json, "w", encoding="utf-8") as f:
-            json.dump({"mode": a.mode, "ok": ok, "messages": shown,
+            json.dump({"mode": a.mode, "ok": ok,
+                       "messages": sent if a.mode == "connect" else
+                       ep.delivered, "sent": sent, "delivered": ep.delivered,
                        "stats": stats, "nonconforming": dict(ep.nonconf)},
                       f, indent=1)
-    wire.sock.close()
+    wire.close()
     return 0 if ok else 1
 
 

@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 """Checks of mrc10_peer.py, the user-space MRC 1.0 endpoint, on the host.
 
-Three transfers over ::1, each asserting that every message arrives
+Five transfers over ::1, each asserting that every message arrives
 byte-identical (sha256) and that every packet either side sent decodes
 with mrc10.py, with the header stack, the sizes and the values
-Documentation/networking/mrc-1.0-mapping.rst gives, and a good ICRC:
+Documentation/networking/mrc-1.0-mapping.rst gives (R_Key the sender's
+QPN), and a good ICRC (but for the packets sent trimmed on purpose):
 
 1. Listener and connector as threads of this process, the AF_MRC
    extension on. The listener drops packet 20 on its first two arrivals
@@ -17,6 +18,13 @@ Documentation/networking/mrc-1.0-mapping.rst gives, and a good ICRC:
    PSNs wrap through 0.
 2. The same, smaller, without the extension (--no-xack).
 3. Two processes, through the command line.
+4. No handshake (peer mode): two queue pairs set up from their QPNs and
+   initial PSNs, both near the 2^24 wrap, sending to each other at once;
+   each drops some of what it receives and NACKs one packet, one TRIMMED
+   and the other NO_PKT_BUFFER, and sends one packet trimmed (the other
+   NACKs it TRIMMED); one leaves a packet out (a SACK hole). No
+   connection message goes on the wire.
+5. The same through the command line, in two processes.
 
 The counts of SACK holes, NACKs and timeouts repaired must each be above
 0, and the checker is shown to catch a bad packet, so the test can fail.
@@ -57,12 +65,17 @@ def stack_of(opcode, x):
             mrc10.ENDPOINT_REQUEST: [ERTH, XConn]}.get(opcode, [None])
 
 
-def check_packet(rec, xack, seen):
+def check_packet(rec, xack, seen, qpns=None):
     """One datagram as sent, decoded from its bytes: returns the problems
-    found, and notes in SEEN what it shows."""
+    found, and notes in SEEN what it shows. QPNS maps each QPN to that of
+    its peer, which sends to it (its R_Key)."""
     src, sport, dst, dport, data = rec
     bad = []
     mrc10.bind(dport)
+    if data[0] in mrc10.WRITES and len(data) == mrc10_peer.TRIM_LEN:
+        # Sent trimmed on purpose: the headers up to RETH, no ICRC.
+        seen["trimmed"] += 1
+        return []
     ip = IPv6(bytes(IPv6(src=src, dst=dst) / UDP(sport=sport, dport=dport) /
                     Raw(data)))
     if not ip.haslayer(BTH) or ip[BTH].opcode not in mrc10.OPCODES:
@@ -88,7 +101,7 @@ def check_packet(rec, xack, seen):
         seen["rtx"] += bth.rtx
         want += [(bth.ts, 1, "TS"), (body % 4, 0, "padded length"),
                  (ip[METH].rqmsn, ip[METH].msn, "RQMSN"),
-                 (ip[RETH].rkey, 0, "R_Key"),
+                 (ip[RETH].rkey, (qpns or {}).get(bth.dqpn), "R_Key"),
                  ((ip[TSETH].tsr, ip[TSETH].ftype), (1, 1), "TSR, ftype"),
                  (ip[RETH].va + body - bth.padcnt <= ip[RETH].dmalen, True,
                   "VA + payload within the DMA length")]
@@ -125,15 +138,25 @@ def check_packet(rec, xack, seen):
 
 def new_seen():
     return {"psns": set(), "rtx": 0, "sack_offsets": set(), "xack_flags": 0,
-            "nack_reasons": set(), "xconn": set()}
+            "nack_reasons": set(), "xconn": set(), "trimmed": 0}
 
 
-def check_wire(name, records, xack):
+def check_wire(name, records, xack, qpns):
     seen = new_seen()
     for rec in records:
-        for problem in check_packet(rec, xack, seen):
+        for problem in check_packet(rec, xack, seen, qpns):
             check(False, "%s: %s" % (name, problem))
     return seen
+
+
+def check_clean(name, eps):
+    """No nonconforming field and none of the counters of trouble."""
+    for ep in eps:
+        check(not ep.nonconf, "%s: nonconforming: %s" % (name, ep.nonconf))
+        for k in ("short", "malformed", "bad_dpdcid", "unknown_qp",
+                  "bad_fin", "timeout", "bad_pad", "nack_ignored",
+                  "bad_opcode", "icrc_errors"):
+            check(not ep.stats[k], "%s: %s %d" % (name, k, ep.stats[k]))
 
 
 def transfer(name, sizes, drop, trimmed, nobuf, xack, isn, corrupt=None):
@@ -181,12 +204,12 @@ def transfer(name, sizes, drop, trimmed, nobuf, xack, isn, corrupt=None):
     check(lep.delivered == mrc10_peer.summary(msgs),
           "%s: delivered %s, sent %s" % (name, lep.delivered[:3],
                                          mrc10_peer.summary(msgs)[:3]))
-    for ep in (lep, cep):
-        check(not ep.nonconf, "%s: nonconforming: %s" % (name, ep.nonconf))
-        for k in ("short", "malformed", "bad_dpdcid", "unknown_qp",
-                  "bad_fin", "timeout", "bad_pad", "nack_ignored"):
-            check(not ep.stats[k], "%s: %s %d" % (name, k, ep.stats[k]))
-    return lep, cep, check_wire(name, records, xack)
+    check_clean(name, (cep,))
+    lep.stats["icrc_errors"] -= corrupt is not None
+    check_clean(name, (lep,))
+    lep.stats["icrc_errors"] += corrupt is not None
+    return lep, cep, check_wire(name, records, xack,
+                                {lep.qpn: cep.qpn, cep.qpn: lep.qpn})
 
 
 def scenario_threads():
@@ -251,6 +274,95 @@ def scenario_processes():
           "processes: listener printed %r, connector %r" % (lout, con.stdout))
 
 
+def scenario_no_handshake():
+    """Two peers, no handshake, each sending to the other at once."""
+    records = []
+    aw = mrc10_peer.Wire("::1", 0, lambda *r: records.append(r))
+    bw = mrc10_peer.Wire("::1", 0, lambda *r: records.append(r))
+    qa, qb, ia, ib = 0x123456, 0xABCDE, PSN_MOD - 30, PSN_MOD - 5
+    sa, sb = [1, 1000, 9000, 100000, 0], [100000, 1, 3000]
+    common = ["--timeout", "60", "--linger", "0.3"]
+
+    def args(w, other, qpn, pqpn, isn, pisn, sizes, expect, extra):
+        return ["peer", "::1", "--udp-port", str(w.port), "--peer-udp-port",
+                str(other.port), "--qpn", str(qpn), "--peer-qpn", str(pqpn),
+                "--isn", str(isn), "--peer-isn", str(pisn), "--sizes",
+                ",".join(map(str, sizes)), "--expect", str(expect)] + \
+            extra + common
+    _, _, ma, aep = mrc10_peer.setup(
+        args(aw, bw, qa, qb, ia, ib, sa, len(sb),
+             ["--seed", "3", "--drop", "3,30,70", "--nack-nobuf", "10",
+              "--send-trimmed", "8"]), wire=aw)
+    _, _, mb, bep = mrc10_peer.setup(
+        args(bw, aw, qb, qa, ib, ia, sb, len(sa),
+             ["--seed", "4", "--drop", "2", "--nack-trimmed", "5",
+              "--send-trimmed", "1", "--send-lost", "20"]), wire=bw)
+    ok = {}
+    thread = threading.Thread(
+        target=lambda: ok.update(b=mrc10_peer.run(bep, 60, 0.3)))
+    thread.start()
+    ok["a"] = mrc10_peer.run(aep, 60, 0.3)
+    thread.join()
+    for w in (aw, bw):
+        w.sock.close()
+    name = "no handshake"
+    check(ok == {"a": True, "b": True}, "%s: finished: %s" % (name, ok))
+    check(aep.delivered == mrc10_peer.summary(mb) and
+          bep.delivered == mrc10_peer.summary(ma),
+          "%s: delivered %s and %s" % (name, aep.delivered[:2],
+                                       bep.delivered[:2]))
+    check_clean(name, (aep, bep))
+    seen = check_wire(name, records, True, {qa: qb, qb: qa})
+    a, b = aep.stats, bep.stats
+    check((a["rx_nack_01"], a["rx_nack_07"], b["rx_nack_01"],
+           b["rx_nack_07"]) == (2, 0, 1, 1), "%s: NACKs received: %s, %s"
+          % (name, a, b))
+    check((a["rtx_nack"], b["rtx_nack"]) == (2, 2), "%s: sent again for "
+          "NACKs: %d, %d" % (name, a["rtx_nack"], b["rtx_nack"]))
+    check(b["rtx_sack"] + b["rtx_rto"] >= 3 and a["rtx_sack"] +
+          a["rtx_rto"] >= 1, "%s: drops not repaired by SACK or RTO" % name)
+    check(b["lost_injected"] == 1 and b["rtx_sack"] >= 1,
+          "%s: a packet not sent, not sent again for its SACK hole" % name)
+    check(seen["trimmed"] == 2, "%s: %d sent trimmed" % (name,
+                                                         seen["trimmed"]))
+    check(not seen["xconn"], "%s: connection messages %s" % (name,
+                                                            seen["xconn"]))
+    check({PSN_MOD - 1, 0} <= seen["psns"], "%s: the PSNs did not wrap"
+          % name)
+
+
+def scenario_peer_processes():
+    pa, pb = free_port(), free_port()
+    peer = [sys.executable, os.path.join(HERE, "mrc10_peer.py"), "peer",
+            "::1", "--bind", "::1", "--timeout", "60", "--linger", "0.3"]
+    a = subprocess.Popen(peer + ["--udp-port", str(pa), "--peer-udp-port",
+                                 str(pb), "--qpn", "3", "--peer-qpn", "4",
+                                 "--isn", "0", "--peer-isn", "16777215",
+                                 "--sizes", "10,20000", "--expect", "1",
+                                 "--drop", "0"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    b = subprocess.run(peer + ["--udp-port", str(pb), "--peer-udp-port",
+                               str(pa), "--qpn", "4", "--peer-qpn", "3",
+                               "--isn", "16777215", "--peer-isn", "0",
+                               "--sizes", "5000", "--expect", "2",
+                               "--nack-nobuf", "3"],
+                       capture_output=True, text=True, check=False)
+    aout, aerr = a.communicate(timeout=90)
+    check(a.returncode == 0 and b.returncode == 0,
+          "peer processes: exit %s, %s: %s %s" % (a.returncode, b.returncode,
+                                                  aerr[-300:],
+                                                  b.stderr[-300:]))
+
+    def lines(out, what):
+        return [x.split(" ", 1)[1] for x in out.splitlines()
+                if x.startswith(what + " ")]
+    check(lines(aout, "tx") == lines(b.stdout, "rx") and
+          lines(b.stdout, "tx") == lines(aout, "rx") and
+          len(lines(aout, "tx")) == 2 and len(lines(aout, "rx")) == 1,
+          "peer processes: printed %r and %r" % (aout, b.stdout))
+
+
 def check_checker():
     """The packet check fails a packet with a byte changed, and one a
     byte short."""
@@ -275,11 +387,13 @@ def main():
     cs = scenario_threads()
     scenario_no_xack()
     scenario_processes()
+    scenario_no_handshake()
+    scenario_peer_processes()
     for f in failures:
         print("mrc10_peer_selftest: " + f)
     if failures:
         sys.exit(1)
-    print("mrc10_peer_selftest: 3 transfers byte-identical over ::1, every "
+    print("mrc10_peer_selftest: 5 transfers byte-identical over ::1, every "
           "packet decoded with a good ICRC; SACK holes %d, NACKs %d, "
           "timeouts %d repaired" % (cs["rtx_sack"], cs["rtx_nack"],
                                     cs["rtx_rto"]))
