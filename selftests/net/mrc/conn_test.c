@@ -584,6 +584,8 @@ TEST(peer_refusals)
 	close(a);
 }
 
+static unsigned long mib(const char *name);
+
 /* MRC_PEER connects two sockets with no handshake, each given the other's
  * QPN and first PSN, as queue pairs set up out of band are. A starts 64
  * PSNs short of 2^24, so that its first 3-packet message straddles the
@@ -593,6 +595,7 @@ TEST(peer_refusals)
  */
 TEST(peer_no_handshake_across_psn_wrap)
 {
+	unsigned long probes, retrans;
 	unsigned short pa, pb, pd, pe;
 	int a = bound_socket(&pa), b = bound_socket(&pb);
 	int d = bound_socket(&pd), e = bound_socket(&pe);
@@ -612,14 +615,20 @@ TEST(peer_no_handshake_across_psn_wrap)
 	EXPECT_EQ(0x5eed01U, info.mrci_local_cid);
 	EXPECT_EQ(0x5eed02U, info.mrci_remote_cid);
 
+	probes = mib("TailProbes");
 	peer_traffic(_metadata, a, b, 1);
 	peer_traffic(_metadata, b, a, 1000);
+	probes = mib("TailProbes") - probes;
+	/* Nothing lost across the wrap: any retransmission is a tail probe,
+	 * which a host that did not run for a moment may send in vain.
+	 */
 	ASSERT_EQ(0, get_info(b, &info));
 	EXPECT_EQ(104ULL, info.mrci_msgs_received);
-	EXPECT_EQ(0ULL, info.mrci_pkts_retrans);
+	retrans = info.mrci_pkts_retrans;
 	ASSERT_EQ(0, get_info(a, &info));
 	EXPECT_EQ(104ULL, info.mrci_msgs_received);
-	EXPECT_EQ(0ULL, info.mrci_pkts_retrans);
+	retrans += info.mrci_pkts_retrans;
+	EXPECT_GE(probes, retrans);
 
 	ASSERT_EQ(0, shutdown(a, SHUT_WR));
 	EXPECT_EQ(0, recv(b, buf, sizeof(buf), 0));
