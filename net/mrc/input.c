@@ -713,6 +713,18 @@ static void mrc_rwnd_update(struct mrc_sock *msk, u32 seq, u32 rwnd)
 	msk->peer_rwnd = rwnd;
 }
 
+/* An ACK with %MRC_F_DUP, echoing @tsecr, of path entry @p (or -1): a
+ * retransmission was spurious, and the path of the copy that came late may
+ * allow more reordering.
+ */
+static void mrc_rcv_dup(struct sock *sk, int p, u32 tsecr)
+{
+	MRC_INC(sock_net(sk), SPURIOUS_RETRANS);
+	if (p >= 0)
+		mrc_cp_on_dup(sk, p, tsecr);
+	mrc_cc_on_spurious(sk);
+}
+
 /* An ACK overtaken by a later one (@cum before snd_una): what it
  * acknowledges and its window are old news, but not its echo. The ACK of a
  * duplicate, sent at once, says that a packet declared lost on its path
@@ -735,12 +747,8 @@ static void mrc_rcv_ack_overtaken(struct sock *sk, const struct mrc_ack *a,
 		mrc_cp_on_echo(sk, p, tsecr);
 		mrc_cp_undo(sk, p, tsecr, cum, none);
 	}
-	if (flags & MRC_F_DUP) {
-		MRC_INC(sock_net(sk), SPURIOUS_RETRANS);
-		if (p >= 0)
-			mrc_cp_on_dup(sk, p, tsecr);
-		mrc_cc_on_spurious(sk);
-	}
+	if (flags & MRC_F_DUP)
+		mrc_rcv_dup(sk, p, tsecr);
 }
 
 static void mrc_rcv_ack(struct sock *sk, struct sk_buff *skb)
@@ -799,15 +807,8 @@ static void mrc_rcv_ack(struct sock *sk, struct sk_buff *skb)
 		msk->stats.ecn_marks++;
 		MRC_INC(net, ECN_ECHOED);
 	}
-	if (flags & MRC_F_DUP) {
-		/* A retransmission was spurious: the path of the copy that
-		 * came late may allow more reordering.
-		 */
-		MRC_INC(net, SPURIOUS_RETRANS);
-		if (p >= 0)
-			mrc_cp_on_dup(sk, p, tsecr);
-		mrc_cc_on_spurious(sk);
-	}
+	if (flags & MRC_F_DUP)
+		mrc_rcv_dup(sk, p, tsecr);
 	/* A DUP ACK echoes the clock of a packet that was not needed, which
 	 * anyone may have sent: it gives no RTT.
 	 */
