@@ -177,11 +177,11 @@ BEGIN {
 	split($2, version, ",")
 	all_data = nt > 0
 	for (i = 1; i <= nt; i++) {
-		if (version[i] == 1 && type[i] >= 1 && type[i] <= ntypes)
+		if (version[i] == 2 && type[i] >= 1 && type[i] <= ntypes)
 			count[type[i]]++
 		else
 			unknown++
-		if (version[i] != 1 || type[i] != 1)
+		if (version[i] != 2 || type[i] != 1)
 			all_data = 0
 	}
 	if (!all_data)
