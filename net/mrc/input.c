@@ -551,7 +551,8 @@ static bool mrc_batch_read(const struct sk_buff *skb, u32 seg, u32 n, u32 i,
 	const void *h;
 
 	h = skb_header_pointer(skb, i * seg, min_t(u32, len, sizeof(buf)), buf);
-	return h && !mrc10_data_read(h, len, di) && !di->trimmed;
+	return h && !mrc10_data_read(h, len, di) && !di->trimmed &&
+	       mrc10_data_in_place(di);
 }
 
 /**
@@ -1440,6 +1441,8 @@ static void mrc_udp_rcv10(struct net *net, struct sk_buff *skb)
 {
 	const struct mrc10_bth *bth;
 	struct mrc10_data_info di;
+	struct mrc10_sack_info si;
+	struct mrc10_nack_info ni;
 	bool trimmed = false;
 	struct mrc_reply reply;
 	enum mrc10_bad bad;
@@ -1455,9 +1458,12 @@ static void mrc_udp_rcv10(struct net *net, struct sk_buff *skb)
 		bad = mrc10_data_read(skb->data, skb->len, &di);
 		trimmed = !bad && (di.trimmed || MRC_IN_CB(skb)->dscp ==
 				   READ_ONCE(mrc_net(net)->trim_dscp));
-	} else if (op == MRC10_SACK || op == MRC10_NACK) {
-		bad = skb->len < MRC_BTH_LEN + MRC10_ICRC_LEN ?
-		      MRC10_BAD_SHORT : MRC10_BAD_NONE;
+		if (!bad && !trimmed && !mrc10_data_in_place(&di))
+			bad = MRC10_BAD_FIELD;
+	} else if (op == MRC10_SACK) {
+		bad = mrc10_sack_read(skb->data, skb->len, &si);
+	} else if (op == MRC10_NACK) {
+		bad = mrc10_nack_read(skb->data, skb->len, &ni);
 	} else {
 		MRC_INC(net, DROP_TYPE);
 		goto drop;

@@ -108,7 +108,10 @@ unsigned int mrc10_data_write(void *buf, const struct mrc10_data_info *di)
  * peer which is not AF_MRC is understood; METH's RQMSN is not AF_MRC's
  * business. A packet that has its headers up to RETH and
  * not a byte more is trimmed: its payload, ImmDt and ICRC were cut off
- * (a whole packet carries at least its ICRC after RETH).
+ * (a whole packet carries at least its ICRC after RETH). Whether the
+ * opcode agrees with where the payload lies is mrc10_data_in_place()'s
+ * question: a packet trimmed to a switch's size keeps part of its
+ * payload, and only its DSCP tells.
  *
  * Return: %MRC10_BAD_NONE, or why the packet cannot be read.
  */
@@ -154,6 +157,8 @@ enum mrc10_bad mrc10_data_read(const void *buf, unsigned int len,
 	di->offset = va;
 	di->msg_len = be32_to_cpu(reth->dma_len);
 	di->rkey = be32_to_cpu(reth->rkey);
+	di->first = bth->opcode == MRC10_WRITE_FIRST ||
+		    bth->opcode >= MRC10_WRITE_ONLY;
 	di->last = bth->opcode >= MRC10_WRITE_LAST;
 	di->plen = 0;
 	di->trimmed = len == hlen;
@@ -167,6 +172,22 @@ enum mrc10_bad mrc10_data_read(const void *buf, unsigned int len,
 		return MRC10_BAD_SHORT;
 	di->plen = len - hlen - pad - MRC10_ICRC_LEN;
 	return MRC10_BAD_NONE;
+}
+
+/**
+ * mrc10_data_in_place() - a whole WRITE's opcode agrees with its payload
+ * @di: what mrc10_data_read() read of a packet not trimmed
+ *
+ * First and Only lie at offset 0, Middle and Last after it; Last and Only
+ * end the message (RETH's DMA length), First and Middle do not. Not for
+ * a trimmed packet, whose payload is gone or cut short.
+ *
+ * Return: true if they agree.
+ */
+bool mrc10_data_in_place(const struct mrc10_data_info *di)
+{
+	return di->first == !di->offset &&
+	       di->last == ((u64)di->offset + di->plen == di->msg_len);
 }
 
 /**

@@ -22,6 +22,7 @@
  * @ts: the send time, microseconds, 16 bits (TSETH); 0 without TSETH
  * @ack_req: BTH A: the sender asks for a SACK at once
  * @retx: BTH RTX: a retransmission
+ * @first: read only: a First or Only opcode, which starts a message
  * @last: the packet ends its message (an _IMM or Last/Only opcode)
  * @trimmed: read only: the packet has its headers up to RETH and nothing
  *	after them, as a trimming switch leaves it
@@ -37,6 +38,7 @@ struct mrc10_data_info {
 	u16	ts;
 	bool	ack_req;
 	bool	retx;
+	bool	first;
 	bool	last;
 	bool	trimmed;
 };
@@ -121,6 +123,7 @@ unsigned int mrc10_data_pad(u32 plen);
 unsigned int mrc10_data_write(void *buf, const struct mrc10_data_info *di);
 enum mrc10_bad mrc10_data_read(const void *buf, unsigned int len,
 			       struct mrc10_data_info *di);
+bool mrc10_data_in_place(const struct mrc10_data_info *di);
 unsigned int mrc10_sack_write(void *buf, const struct mrc10_sack_info *si);
 enum mrc10_bad mrc10_sack_read(const void *buf, unsigned int len,
 			       struct mrc10_sack_info *si);

@@ -189,6 +189,8 @@ static int read_all(void)
 		printf("%s ", kind);
 		if (!strcmp(kind, "data")) {
 			bad = mrc10_data_read(buf, len, &u.d);
+			if (!bad && !u.d.trimmed && !mrc10_data_in_place(&u.d))
+				bad = MRC10_BAD_FIELD;
 			if (!bad)
 				print_data(&u.d);
 		} else if (!strcmp(kind, "sack")) {

@@ -461,6 +461,15 @@ def codec_read(binary, n, rng):
                       raw[1:], "data bad=%d" % BAD_OPCODE))
         cases.append(("data", raw[:1] + bytes([raw[1] | 1 + rng.randrange(15)])
                       + raw[2:], "data bad=%d" % BAD_VERSION))
+        # The opcode names another place in the message: each of First,
+        # Middle, Last and Only names one (the _IMM forms are Last, Only).
+        ops = ([mrc10.WRITE_LAST_IMM, mrc10.WRITE_ONLY_IMM]
+               if raw[0] in (mrc10.WRITE_LAST_IMM, mrc10.WRITE_ONLY_IMM) else
+               [mrc10.WRITE_FIRST, mrc10.WRITE_MIDDLE, mrc10.WRITE_LAST,
+                mrc10.WRITE_ONLY])
+        ops.remove(raw[0])
+        cases.append(("data", bytes([rng.choice(ops)]) + raw[1:],
+                      "data bad=%d" % BAD_FIELD))
         far = bytes(BTH(opcode=mrc10.WRITE_MIDDLE, ts=1) / METH() /
                     TSETH() / RETH(va=(1 << 32) + rng.randrange(1 << 32))) + \
             bytes(8)
@@ -528,11 +537,21 @@ def check_mrc_pkt(rng, n):
                   "mrc_pkt: WRITE fields")
             check(off + plen != mlen or ip[ImmDt].imm == mlen,
                   "mrc_pkt: ImmDt")
+            # What mrc_pkt.py says the headers' lengths are.
+            hlen = len(pkt) - plen - (-plen % 4) - P.ICRC_LEN
+            reth_end = len(bytes(bth)) - len(bytes(reth.payload))
+            check(hlen == (P.DATA_HLEN_IMM if off + plen == mlen else
+                           P.TRIMMED_LEN) and reth_end == P.TRIMMED_LEN,
+                  "mrc_pkt: WRITE header lengths %d %d" % (hlen, reth_end))
         elif kind == 1:
             seth = ip[SETH]
             check(seth.x == 1 and seth.sack_offset == 65 and
                   seth.bitmap == bitmap and seth.entropy == ent and
                   seth.cack_psn == psn, "mrc_pkt: SACK fields")
+            check(int.from_bytes(pkt[P.SETH_CACK:P.SETH_CACK + 4], "big")
+                  == psn and len(bytes(ip[BTH])) - P.SACK_LEN ==
+                  len(bytes(seth[CCState].payload)),
+                  "mrc_pkt: SACK offsets")
         else:
             neth = ip[NETH]
             check(neth.reason == 7 and neth.cc_type == 2 and
