@@ -27,23 +27,6 @@ def hdr(typ, dcid, scid, ev=0, plen=0, flags=0, version=VERSION):
     return HDR.pack(version, typ, flags, dcid, scid, ev, plen)
 
 
-def data(dcid, scid, psn, msn, off, mlen, payload, plen=None, ev=1):
-    return (hdr(DATA, dcid, scid, ev, len(payload) if plen is None else plen)
-            + struct.pack("!IIIII", psn & PSN, msn & U32, off, mlen, 0)
-            + payload)
-
-
-def ack(dcid, scid, cum, sack=(0, 0, 0, 0), ev_echo=1, rwnd=1 << 20):
-    return (hdr(ACK, dcid, scid) + struct.pack("!I", cum & PSN)
-            + struct.pack("!4Q", *sack)
-            + struct.pack("!HHIII", ev_echo, 0, rwnd, 0, 0))
-
-
-def nack(dcid, scid, psn, reason=1, ev=1):
-    return hdr(NACK, dcid, scid) + struct.pack("!IHBB", psn & PSN, ev, reason,
-                                               0)
-
-
 def syn(scid, sport, dport, mss=1400):
     return (hdr(SYN, 0, scid)
             + struct.pack("!HHIIHHII", sport, dport, random.getrandbits(24),
@@ -51,9 +34,9 @@ def syn(scid, sport, dport, mss=1400):
 
 
 def wide_psn(pkt):
-    """PKT (a DATA, ACK, NACK or SYN of these builders) with bit 24 of its
-    PSN field set: a PSN no 24-bit PSN space has."""
-    off = HDR.size + (4 if pkt[1] in (SYN, SYNACK) else 0)
+    """PKT (a SYN of these builders) with bit 24 of its PSN field set: a
+    PSN no 24-bit PSN space has."""
+    off = HDR.size + 4
     return pkt[:off] + bytes([pkt[off] | 1]) + pkt[off + 1:]
 
 
@@ -70,6 +53,11 @@ WRITE_FIRST, WRITE_MIDDLE, WRITE_LAST, WRITE_LAST_IMM = 0xC6, 0xC7, 0xC8, 0xC9
 WRITE_ONLY, WRITE_ONLY_IMM, SACK10, NACK10 = 0xCA, 0xCB, 0xDC, 0xDD
 BTH_A, BTH_RTX, BTH_TS = 0x80000000, 0x20000000, 0x10000000
 ICRC_LEN = 4
+# A WRITE's headers as AF_MRC sends them (BTH, METH, TSETH, RETH; ImmDt
+# on a message's last packet): what a trimming switch leaves is the first.
+TRIMMED_LEN, DATA_HLEN_IMM = 36, 40
+SACK_LEN = 48                           # BTH, SETH, CC_STATE
+SETH_CACK = 24                          # cack_psn's offset in a SACK
 NACK_TRIMMED, NACK_NO_PKT_BUFFER = 0x01, 0x07
 XACK_FIN, XACK_DUP = 1, 2
 
