@@ -208,6 +208,12 @@ static bool mrc_rmsg_insert(struct mrc_rmsg *rmsg, struct sk_buff *skb,
  * sender learns at once, by a NACK, and retransmits; a PSN received
  * already (a trimmed spare copy) is only acknowledged again.
  */
+/* The packet carries the trim DSCP: a switch cut it to its trim size. */
+static bool mrc_trim_marked(struct net *net, const struct sk_buff *skb)
+{
+	return MRC_IN_CB(skb)->dscp == READ_ONCE(mrc_net(net)->trim_dscp);
+}
+
 static void mrc_rcv_trimmed(struct sock *sk, struct sk_buff *skb, u32 psn,
 			    s32 k, u16 ts)
 {
@@ -323,8 +329,7 @@ static void mrc_rcv_data(struct sock *sk, struct sk_buff *skb,
 	u32 adv, high;
 
 	MRC_INC(net, IN_DATA);
-	if (MRC_IN_CB(skb)->dscp == READ_ONCE(mrc_net(net)->trim_dscp) ||
-	    di->trimmed) {
+	if (di->trimmed) {
 		mrc_rcv_trimmed(sk, skb, psn, k, di->ts);
 		return;
 	}
@@ -551,7 +556,7 @@ static bool mrc_batch_read(const struct sk_buff *skb, u32 seg, u32 n, u32 i,
 	const void *h;
 
 	h = skb_header_pointer(skb, i * seg, min_t(u32, len, sizeof(buf)), buf);
-	return h && !mrc10_data_read(h, len, di) && !di->trimmed &&
+	return h && !mrc10_data_read(h, len, false, di) && !di->trimmed &&
 	       mrc10_data_in_place(di);
 }
 
@@ -1244,7 +1249,8 @@ static void mrc_rcv10(struct sock *sk, struct sk_buff *skb)
 		goto free;
 	}
 	if (op <= MRC10_WRITE_ONLY_IMM) {
-		ours = !mrc10_data_read(skb->data, skb->len, &di) &&
+		ours = !mrc10_data_read(skb->data, skb->len,
+					mrc_trim_marked(net, skb), &di) &&
 		       di.rkey == msk->rcid;
 	} else if (op == MRC10_SACK) {
 		ours = !mrc10_sack_read(skb->data, skb->len, &si) &&
@@ -1455,9 +1461,9 @@ static void mrc_udp_rcv10(struct net *net, struct sk_buff *skb)
 	}
 	op = skb->data[0];
 	if (op <= MRC10_WRITE_ONLY_IMM) {
-		bad = mrc10_data_read(skb->data, skb->len, &di);
-		trimmed = !bad && (di.trimmed || MRC_IN_CB(skb)->dscp ==
-				   READ_ONCE(mrc_net(net)->trim_dscp));
+		bad = mrc10_data_read(skb->data, skb->len,
+				      mrc_trim_marked(net, skb), &di);
+		trimmed = !bad && di.trimmed;
 		if (!bad && !trimmed && !mrc10_data_in_place(&di))
 			bad = MRC10_BAD_FIELD;
 	} else if (op == MRC10_SACK) {

@@ -203,7 +203,7 @@ static bool mrc_err_write(struct sk_buff *skb, unsigned int udp,
 	op = skb->data[at];
 	return op >= MRC10_WRITE_FIRST && op <= MRC10_WRITE_ONLY_IMM &&
 	       !mrc10_data_read(skb->data + at, MRC10_DATA_HLEN_IMM + 3 +
-				MRC10_ICRC_LEN, di);
+				MRC10_ICRC_LEN, false, di);
 }
 
 /**

@@ -102,13 +102,16 @@ unsigned int mrc10_data_write(void *buf, const struct mrc10_data_info *di)
  * @buf: the packet from BTH on
  * @len: its bytes from BTH to the end of the UDP payload: headers,
  *	payload, pad and ICRC
+ * @trim_mark: the packet carries the trim DSCP: a switch trimmed it, to
+ *	its own trim size, which may keep part of the payload
  * @di: out: the fields
  *
  * Any WRITE opcode is read, with or without TSETH (BTH TS), so that a
  * peer which is not AF_MRC is understood; METH's RQMSN is not AF_MRC's
  * business. A packet that has its headers up to RETH and
  * not a byte more is trimmed: its payload, ImmDt and ICRC were cut off
- * (a whole packet carries at least its ICRC after RETH). Whether the
+ * (a whole packet carries at least its ICRC after RETH); so is one with
+ * @trim_mark and its headers up to RETH, whatever follows. Whether the
  * opcode agrees with where the payload lies is mrc10_data_in_place()'s
  * question: a packet trimmed to a switch's size keeps part of its
  * payload, and only its DSCP tells.
@@ -116,7 +119,7 @@ unsigned int mrc10_data_write(void *buf, const struct mrc10_data_info *di)
  * Return: %MRC10_BAD_NONE, or why the packet cannot be read.
  */
 enum mrc10_bad mrc10_data_read(const void *buf, unsigned int len,
-			       struct mrc10_data_info *di)
+			       bool trim_mark, struct mrc10_data_info *di)
 {
 	const struct mrc10_bth *bth = buf;
 	const struct mrc10_meth *meth = (const void *)(bth + 1);
@@ -161,7 +164,7 @@ enum mrc10_bad mrc10_data_read(const void *buf, unsigned int len,
 		    bth->opcode >= MRC10_WRITE_ONLY;
 	di->last = bth->opcode >= MRC10_WRITE_LAST;
 	di->plen = 0;
-	di->trimmed = len == hlen;
+	di->trimmed = len == hlen || trim_mark;
 	if (di->trimmed)
 		return MRC10_BAD_NONE;
 	if (bth->opcode == MRC10_WRITE_LAST_IMM ||

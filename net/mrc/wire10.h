@@ -25,7 +25,7 @@
  * @first: read only: a First or Only opcode, which starts a message
  * @last: the packet ends its message (an _IMM or Last/Only opcode)
  * @trimmed: read only: the packet has its headers up to RETH and nothing
- *	after them, as a trimming switch leaves it
+ *	after them, as a trimming switch leaves it, or carries the trim DSCP
  */
 struct mrc10_data_info {
 	u32	qpn;
@@ -122,7 +122,7 @@ unsigned int mrc10_data_hlen(bool last);
 unsigned int mrc10_data_pad(u32 plen);
 unsigned int mrc10_data_write(void *buf, const struct mrc10_data_info *di);
 enum mrc10_bad mrc10_data_read(const void *buf, unsigned int len,
-			       struct mrc10_data_info *di);
+			       bool trim_mark, struct mrc10_data_info *di);
 bool mrc10_data_in_place(const struct mrc10_data_info *di);
 unsigned int mrc10_sack_write(void *buf, const struct mrc10_sack_info *si);
 enum mrc10_bad mrc10_sack_read(const void *buf, unsigned int len,

@@ -187,8 +187,9 @@ static int read_all(void)
 		}
 		memset(&u, 0, sizeof(u));
 		printf("%s ", kind);
-		if (!strcmp(kind, "data")) {
-			bad = mrc10_data_read(buf, len, &u.d);
+		if (!strcmp(kind, "data") || !strcmp(kind, "data_trim")) {
+			/* data_trim: as if it carried the trim DSCP */
+			bad = mrc10_data_read(buf, len, kind[4] == '_', &u.d);
 			if (!bad && !u.d.trimmed && !mrc10_data_in_place(&u.d))
 				bad = MRC10_BAD_FIELD;
 			if (!bad)

@@ -457,6 +457,13 @@ def codec_read(binary, n, rng):
         cases.append(("data", raw[:hl], line_of("data", DATA_FIELDS, want)))
         cases.append(("data", raw[:hl - 1 - rng.randrange(hl - 1)],
                       "data bad=%d" % BAD_SHORT))
+        # Cut by a switch to its trim size (the trim DSCP): trimmed
+        # whatever is left of the payload, short of RETH malformed.
+        cut = hl + rng.randrange(len(raw) - hl + 1)
+        cases.append(("data_trim", raw[:cut],
+                      line_of("data_trim", DATA_FIELDS, want)))
+        cases.append(("data_trim", raw[:hl - 1 - rng.randrange(hl - 1)],
+                      "data_trim bad=%d" % BAD_SHORT))
         cases.append(("data", bytes([rng.choice([0xC5, 0xCC, 0xDC, 0x04])]) +
                       raw[1:], "data bad=%d" % BAD_OPCODE))
         cases.append(("data", raw[:1] + bytes([raw[1] | 1 + rng.randrange(15)])
