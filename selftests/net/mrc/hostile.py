@@ -369,10 +369,10 @@ class Attack:
         self.case("ACKs for PSNs never sent", "h1",
                   [u.make(self.sack(nxt + 9 + i)) for i in range(5)],
                   {"DropAckUnsent": 5})
-        # Bit 0 names the cumulative point itself, which no receiver
-        # holds; bit 1 + i, PSN nxt + 1 + i.
+        # Bit i names PSN nxt + i, never sent; bit 0 the cumulative
+        # point itself, which a receiver never holds.
         self.case("SACK bitmaps that cover unsent PSNs", "h1",
-                  [u.make(self.sack(nxt - 1, 2 << i)) for i in range(5)],
+                  [u.make(self.sack(nxt - 1, 1 << i)) for i in range(5)],
                   {"DropSackUnsent": 5})
         self.case("NACKs for unsent PSNs", "h1",
                   [u.make(P.nack10(h1, h2, h1, nxt + 5 + i))

@@ -75,17 +75,4 @@ static inline void bitmap_shift_right(unsigned long *dst,
 	}
 }
 
-static inline void bitmap_from_arr64(unsigned long *map, const u64 *words,
-				     unsigned long size)
-{
-	unsigned long i;
-
-	for (i = 0; i < size; i++) {
-		if (words[i / 64] >> (i % 64) & 1)
-			set_bit(i, map);
-		else
-			clear_bit(i, map);
-	}
-}
-
 #endif
