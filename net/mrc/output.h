@@ -7,10 +7,12 @@
 #include "mrc10_wire.h"
 #include "params.h"
 
-/* Room for link, IPv6, a full SRH, UDP and the largest MRC header. */
+/* Room for link, IPv6, a full SRH, UDP and the largest MRC header: a
+ * SACK with its extension and ICRC.
+ */
 #define MRC_HEADROOM	(LL_MAX_HEADER + sizeof(struct ipv6hdr) + 8 + \
 			 8 * sizeof(struct in6_addr) + sizeof(struct udphdr) + \
-			 sizeof(struct mrc_ack))
+			 MRC10_SACK_LEN_X + MRC10_ICRC_LEN)
 
 /* Bytes of a DATA packet after the IPv6 header besides its payload, at
  * most: UDP, the headers of a message's last packet (with ImmDt) and the
