@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * MRC wire format: the header that follows the UDP header of every MRC
- * packet. Documentation/networking/mrc.rst has the byte diagrams.
+ * MRC wire format: AF_MRC's own header, which follows the UDP header of
+ * the packets MRC 1.0 has no opcode for (connection management and path
+ * probes; data, ACKs and NACKs are MRC 1.0's, mrc10_wire.h), and PSN
+ * arithmetic. Documentation/networking/mrc.rst has the byte diagrams.
  */
 #ifndef _MRC_WIRE_H
 #define _MRC_WIRE_H
@@ -80,15 +82,14 @@ enum mrc_rst_reason {
 };
 
 /**
- * struct mrc_hdr - common header of every MRC packet
+ * struct mrc_hdr - common header of every packet in AF_MRC's format
  * @version: MRC_VERSION
  * @type: enum mrc_pkt_type
- * @flags: MRC_F_* bits
+ * @flags: zero (no type left has flags)
  * @dcid: connection id chosen by the receiver of this packet (0 in a SYN)
  * @scid: connection id chosen by the sender of this packet
  * @ev: entropy value: the path this packet was sent on
- * @plen: DATA: bytes of payload after the DATA header, so that a receiver
- *	can tell a packet a switch trimmed; zero in other types
+ * @plen: zero (it held a DATA packet's payload length)
  */
 struct mrc_hdr {
 	__u8	version;
@@ -104,7 +105,7 @@ struct mrc_hdr {
 #define MRC_SACK_BITS	(MRC_SACK_WORDS * 64)
 
 /* Packets in flight are bounded by the window of PSNs one ACK can describe:
- * the cumulative PSN and the 255 after it.
+ * the cumulative PSN and the 255 after it, in up to four SACKs of 64.
  */
 #define MRC_WND		256
 

@@ -35,7 +35,7 @@ struct mrc_in_cb {
 	int ifindex;
 	u32 ev;
 	bool ce;
-	u8 dscp;
+	bool trim_mark;
 };
 
 #define MRC_IN_CB(skb)	((struct mrc_in_cb *)(skb)->cb)
@@ -203,17 +203,20 @@ static bool mrc_rmsg_insert(struct mrc_rmsg *rmsg, struct sk_buff *skb,
 	return true;
 }
 
-/* A DATA packet a switch trimmed (its DSCP says so, or its payload is
- * shorter than its header declares): its payload is never delivered. The
- * sender learns at once, by a NACK, and retransmits; a PSN received
- * already (a trimmed spare copy) is only acknowledged again.
+/* The packet carried the trim DSCP when it arrived: a switch cut it to its
+ * trim size. Read once, in mrc_udp_rcv(), so that a change of trim_dscp
+ * cannot make the two reads of one packet disagree.
  */
-/* The packet carries the trim DSCP: a switch cut it to its trim size. */
-static bool mrc_trim_marked(struct net *net, const struct sk_buff *skb)
+static bool mrc_trim_marked(const struct sk_buff *skb)
 {
-	return MRC_IN_CB(skb)->dscp == READ_ONCE(mrc_net(net)->trim_dscp);
+	return MRC_IN_CB(skb)->trim_mark;
 }
 
+/* A WRITE a switch trimmed (the trim DSCP says so, or nothing follows
+ * RETH): its payload is never delivered. The sender learns at once, by a
+ * NACK, and retransmits; a PSN received already (a trimmed spare copy) is
+ * only acknowledged again.
+ */
 static void mrc_rcv_trimmed(struct sock *sk, struct sk_buff *skb, u32 psn,
 			    s32 k, u16 ts)
 {
@@ -589,8 +592,7 @@ static bool mrc_rcv_data_batch(struct sock *sk, struct sk_buff *skb)
 
 	if (seg <= hlen + MRC10_ICRC_LEN || skb_has_frag_list(skb) ||
 	    skb->pp_recycle || skb_zcopy(skb) || msk->state != MRC_ESTABLISHED ||
-	    sock_flag(sk, SOCK_DEAD) ||
-	    MRC_IN_CB(skb)->dscp == READ_ONCE(mrc_net(net)->trim_dscp))
+	    sock_flag(sk, SOCK_DEAD) || mrc_trim_marked(skb))
 		return false;
 	n = DIV_ROUND_UP(skb->len, seg);
 	if (!mrc_batch_read(skb, seg, n, 0, &d0) || d0.rkey != msk->rcid)
@@ -1250,7 +1252,7 @@ static void mrc_rcv10(struct sock *sk, struct sk_buff *skb)
 	}
 	if (op <= MRC10_WRITE_ONLY_IMM) {
 		ours = !mrc10_data_read(skb->data, skb->len,
-					mrc_trim_marked(net, skb), &di) &&
+					mrc_trim_marked(skb), &di) &&
 		       di.rkey == msk->rcid;
 	} else if (op == MRC10_SACK) {
 		ours = !mrc10_sack_read(skb->data, skb->len, &si) &&
@@ -1462,10 +1464,8 @@ static void mrc_udp_rcv10(struct net *net, struct sk_buff *skb)
 	op = skb->data[0];
 	if (op <= MRC10_WRITE_ONLY_IMM) {
 		bad = mrc10_data_read(skb->data, skb->len,
-				      mrc_trim_marked(net, skb), &di);
+				      mrc_trim_marked(skb), &di);
 		trimmed = !bad && di.trimmed;
-		if (!bad && !trimmed && !mrc10_data_in_place(&di))
-			bad = MRC10_BAD_FIELD;
 	} else if (op == MRC10_SACK) {
 		bad = mrc10_sack_read(skb->data, skb->len, &si);
 	} else if (op == MRC10_NACK) {
@@ -1489,6 +1489,12 @@ static void mrc_udp_rcv10(struct net *net, struct sk_buff *skb)
 	}
 	if (!trimmed && !mrc_icrc_ok(skb)) {
 		MRC_INC(net, IN_ICRC_ERRORS);
+		goto drop;
+	}
+	/* After the ICRC: a bit flipped on the way is an ICRC error. */
+	if (op <= MRC10_WRITE_ONLY_IMM && !trimmed &&
+	    !mrc10_data_in_place(&di)) {
+		MRC_INC(net, DROP_BAD_MSG);
 		goto drop;
 	}
 	bth = (const struct mrc10_bth *)skb->data;
@@ -1547,7 +1553,8 @@ static void mrc_udp_rcv(struct sock *usk, struct sk_buff *skb)
 	in->daddr = ip6->daddr;
 	in->ifindex = ifindex;
 	in->ce = ce;
-	in->dscp = ipv6_get_dsfield(ip6) >> 2;
+	in->trim_mark = ipv6_get_dsfield(ip6) >> 2 ==
+			READ_ONCE(mrc_net(net)->trim_dscp);
 	in->ev = mrc_rx_ev(skb);
 	/* A GSO batch goes to its connection whole when every packet in
 	 * it is a WRITE of that connection with its ICRC right; else packet
@@ -1582,9 +1589,7 @@ static void mrc_udp_rcv(struct sock *usk, struct sk_buff *skb)
 		MRC_INC(net, DROP_VERSION);
 		goto drop;
 	}
-	/* DATA, ACK and NACK go in the MRC 1.0 format now. */
-	len = h->type == MRC_PKT_DATA || h->type == MRC_PKT_ACK ||
-	      h->type == MRC_PKT_NACK ? 0 : mrc_hdr_len(h->type);
+	len = mrc_hdr_len(h->type);
 	if (!len) {
 		MRC_INC(net, DROP_TYPE);
 		goto drop;

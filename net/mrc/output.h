@@ -7,12 +7,14 @@
 #include "mrc10_wire.h"
 #include "params.h"
 
-/* Room for link, IPv6, a full SRH, UDP and the largest MRC header: a
- * SACK with its extension and ICRC.
+/* Room for link, IPv6, the longest SRH (MRC_SEGS_MAX segments and the
+ * final destination), UDP and the only MRC header pushed in front of a
+ * payload, a WRITE's (control packets build theirs after the headroom).
  */
-#define MRC_HEADROOM	(LL_MAX_HEADER + sizeof(struct ipv6hdr) + 8 + \
-			 8 * sizeof(struct in6_addr) + sizeof(struct udphdr) + \
-			 MRC10_SACK_LEN_X + MRC10_ICRC_LEN)
+#define MRC_HEADROOM	(LL_MAX_HEADER + sizeof(struct ipv6hdr) + \
+			 sizeof(struct ipv6_sr_hdr) + \
+			 (MRC_SEGS_MAX + 1) * sizeof(struct in6_addr) + \
+			 sizeof(struct udphdr) + MRC10_DATA_HLEN_IMM)
 
 /* Bytes of a DATA packet after the IPv6 header besides its payload, at
  * most: UDP, the headers of a message's last packet (with ImmDt) and the

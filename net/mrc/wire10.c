@@ -56,7 +56,7 @@ unsigned int mrc10_data_pad(u32 plen)
 /**
  * mrc10_data_write() - write a WRITE packet's headers
  * @buf: mrc10_data_hlen(@di->last) bytes
- * @di: the fields; @di->trimmed is not read
+ * @di: the fields; @di->first and @di->trimmed are not read
  *
  * The opcode follows from where the payload lies: First or Only at offset
  * 0, and a message's last packet is always the _IMM form, whose ImmDt
