@@ -92,14 +92,14 @@
 #define MRC_SNDBUF_MAX_DEFAULT		(4 * SZ_1M)
 
 /* The smallest DATA payload a connection accepts to run with: what the
- * IPv6 minimum MTU leaves with the longest SRH (1052 bytes). A message is
+ * IPv6 minimum MTU leaves with the longest SRH (1036 bytes). A message is
  * then at most MRC_MSG_MAX / MRC_MSS_MIN + 1 packets, which bounds what a
  * peer can make a receiver hold for one message; a peer that asks for less
  * (a SYN or SYNACK with a smaller MSS) is refused (DropSmallMss).
  */
 #define MRC_MSS_MIN	(IPV6_MIN_MTU - sizeof(struct ipv6hdr) -		\
 			 sizeof(struct ipv6_sr_hdr) -				\
-			 MRC_SEGS_MAX * sizeof(struct in6_addr) -		\
+			 (MRC_SEGS_MAX + 1) * sizeof(struct in6_addr) -	\
 			 sizeof(struct udphdr) - MRC10_DATA_HLEN_IMM -		\
 			 MRC10_ICRC_LEN)
 

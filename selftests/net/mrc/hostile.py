@@ -278,12 +278,12 @@ class Attack:
         self.case("resets with guessed ids", "h2", frames,
                   {"DropNoConn": 100, "DropBadCid": 100})
         # A message of tiny packets would make a receiver hold many times
-        # its size: below the floor (MRC_MSS_MIN, 1052 bytes), no connection.
+        # its size: below the floor (MRC_MSS_MIN, 1036 bytes), no connection.
         n = 20
         frames = [t.make(syn(random.randrange(3, 1 << 24),
                              random.randrange(1024, 65536),
                              self.a.listen_port, mss))
-                  for mss in (0, 64, 536, 1051) for _ in range(n // 4)]
+                  for mss in (0, 64, 536, 1035) for _ in range(n // 4)]
         self.case("SYNs with an MSS below the floor (no connection)", "h2",
                   frames, {"DropSmallMss": n},
                   lambda d: not d.get("OutSyns", 0) and
@@ -390,7 +390,7 @@ class Attack:
         (InBeyondWindow), and the buffer, twice the window, is never the
         limit that stops them (DropRcvbuf)."""
         nxt, t = self.nxt, self.to_h2
-        # Above the floor of the MSS (1052) and below any MTU of the fabric:
+        # Above the floor of the MSS (1036) and below any MTU of the fabric:
         # the template is the connection's first packet, a short one.
         plen = 1200
         # The connection's first message (the template) is mrcperf's

@@ -53,7 +53,7 @@
  * message's last packet and the ICRC).
  */
 #define FUZZ_MSS	1408
-#define FUZZ_SEG_MIN	(1280 - 40 - 8 - MRC_SEGS_MAX * 16 - 8 - \
+#define FUZZ_SEG_MIN	(1280 - 40 - 8 - (MRC_SEGS_MAX + 1) * 16 - 8 - \
 			 MRC10_DATA_HLEN_IMM - MRC10_ICRC_LEN)
 
 #define TRIM_MARK	0x8000
