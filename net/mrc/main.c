@@ -25,9 +25,9 @@ int mrc_family __read_mostly = AF_MRC;
 module_param_named(family, mrc_family, int, 0444);
 MODULE_PARM_DESC(family, "Address family number of AF_MRC sockets (default 25)");
 
-unsigned short mrc_udp_port __read_mostly = 4797;
+unsigned short mrc_udp_port __read_mostly = 4971;
 module_param_named(udp_port, mrc_udp_port, ushort, 0444);
-MODULE_PARM_DESC(udp_port, "UDP destination port of MRC packets (default 4797)");
+MODULE_PARM_DESC(udp_port, "UDP destination port of MRC packets (default 4971)");
 
 unsigned int mrc_rto_min_ms __read_mostly = 10;
 module_param_named(rto_min_ms, mrc_rto_min_ms, uint, 0644);

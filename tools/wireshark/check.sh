@@ -6,7 +6,7 @@
 # Usage: tools/wireshark/check.sh [-p PORT] FILE
 #
 # Runs tshark with mrc.lua (found next to this script) over FILE, a pcap or
-# pcapng capture, with the MRC UDP port PORT (default 4797), and prints one
+# pcapng capture, with the MRC UDP port PORT (default 4971), and prints one
 # line per MRC packet type, always in this order:
 #
 #   DATA COUNT PSN_MIN PSN_MAX
@@ -52,7 +52,7 @@ usage() {
 	exit 2
 }
 
-port=4797
+port=4971
 while getopts p: opt; do
 	case $opt in
 	p) port=$OPTARG ;;

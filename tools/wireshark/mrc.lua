@@ -2,7 +2,7 @@
 --
 -- mrc.lua: Wireshark dissector for MRC (Multipath Reliable Connection).
 --
--- An MRC packet is the payload of a UDP datagram to port 4797 (the
+-- An MRC packet is the payload of a UDP datagram to port 4971 (the
 -- udp_port module parameter) over IPv6, with or without a Segment Routing
 -- Header; Wireshark decodes IPv6, the SRH and UDP itself and hands the UDP
 -- payload to this dissector. The format is struct mrc_hdr and the per-type
@@ -19,7 +19,7 @@
 -- For Wireshark, copy the file to ~/.local/lib/wireshark/plugins/ (the
 -- "Personal Lua Plugins" folder of Help > About Wireshark > Folders) and
 -- restart Wireshark or use Analyze > Reload Lua Plugins. Preferences (also
--- with tshark -o): mrc.udp_port (default 4797) and mrc.trim_dscp (default
+-- with tshark -o): mrc.udp_port (default 4971) and mrc.trim_dscp (default
 -- 11, the trim_dscp sysctl).
 --
 -- Field names: the common header's are mrc.<name> (mrc.type, mrc.dcid,
@@ -53,7 +53,7 @@ local mrc = Proto("mrc", "Multipath Reliable Connection")
 
 local MRC_VERSION = 2
 local MRC_MSG_MAX = 4 * 1024 * 1024	-- uapi/linux/mrc.h
-local MRC_PORT = 4797
+local MRC_PORT = 4971
 local MRC_TRIM_DSCP = 11
 local HDR_LEN = 16			-- struct mrc_hdr
 local PSN_SPACE = 16777216		-- PSNs are 24 bits

@@ -11,7 +11,7 @@ import socket
 import struct
 import zlib
 
-MRC_PORT = 4797
+MRC_PORT = 4971
 VERSION = 2
 DATA, ACK, NACK, SYN, SYNACK, FIN, RST, PROBE, PROBE_REPLY = range(1, 10)
 HDR = struct.Struct("!BBHIIHH")          # version type flags dcid scid ev plen

@@ -247,7 +247,7 @@ for p in pkts:
     # The capture holds what host 1 sent to spine 2 (its source address
     # is the one its route to the SID chose). DATA only: a PROBE of a
     # path that was retired carries the path's SRH but entropy of its own.
-    if p.get("dport") != 4797 or \
+    if p.get("dport") != 4971 or \
             (p.get("mrc") or {}).get("opcode") not in WRITES:
         continue
     segs = [str(ipaddress.ip_address(s))
@@ -480,7 +480,7 @@ pkts = json.load(open(sys.argv[1]))
 if isinstance(pkts, dict):
     pkts = pkts.get("packets", [])
 h1 = ipaddress.ip_address(sys.argv[2])
-mrc = [p for p in pkts if p.get("dport") == 4797]
+mrc = [p for p in pkts if p.get("dport") == 4971]
 if any(p.get("srh") for p in mrc):
     sys.exit("an automatic path carried an SRH")
 # DATA only: a RST answering a stray packet has entropy of its own.
@@ -515,7 +515,7 @@ pkts = json.load(open(sys.argv[1]))
 if isinstance(pkts, dict):
     pkts = pkts.get("packets", [])
 h1 = ipaddress.ip_address(sys.argv[2])
-print(sum(1 for p in pkts if p.get("dport") == 4797))
+print(sum(1 for p in pkts if p.get("dport") == 4971))
 EOF
 )
 	echo "MRC packets from host 1 on the denied plane's spine: $n"

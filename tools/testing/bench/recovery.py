@@ -11,7 +11,7 @@ For each PROTO and each run R of 1..N (default 1), DIR holds
 cap-PROTO-R-K.pcap (what host 2 received on its link to spine K) and
 events-PROTO-R ("TIME start|fail|heal" lines, the same clock as the
 captures); a run without its events file did not complete and is left
-out. Data packets are MRC WRITEs (UDP port 4797, MRC 1.0 opcodes 0xC6
+out. Data packets are MRC WRITEs (UDP port 4971, MRC 1.0 opcodes 0xC6
 to 0xCB) and TCP segments with payload. Per plane, wire bytes (frame length) go in
 1 ms bins, from the start of the transfer.
 
@@ -68,7 +68,7 @@ def data_kind(ip6):
     nh, off, _ = pcap_mrc.upper_layer(ip6)
     if nh == 17 and off + 8 + 12 <= len(ip6):
         dport = struct.unpack(">H", ip6[off + 2:off + 4])[0]
-        if dport != 4797 or ip6[off + 8] not in MRC10_WRITES:
+        if dport != 4971 or ip6[off + 8] not in MRC10_WRITES:
             return None
         return "retx" if ip6[off + 8 + 8] & BTH_RTX else "data"
     if nh == 6 and off + 13 <= len(ip6):
