@@ -500,13 +500,17 @@ struct mrc_cpaths {
  * @lost: declared lost and not retransmitted since
  * @via_rto: was declared lost by a retransmission timeout
  * @ack_req: its next transmission asks for an immediate ACK
- *	(MRC_F_ACK_REQ): it is the last the windows let out for now
+ *	(MRC_F_ACK_REQ): mrc_ask_ack() said so
  * @trimmed: a NACK said a switch trimmed its latest transmission
  * @nobuf: the peer refused it for want of memory
  * @noroute: its latest transmission found no route: the path's first hop
  *	is unreachable from this host, and the packet never left it
  * @qdrop: a queue of this host dropped its latest transmission (the
  *	output returned NET_XMIT_DROP): it never left, for congestion here
+ * @probed: its latest transmission is a tail probe (mrc_tail_probe()), and
+ *	@lost_pidx and @lost_xmit_us name the copy it replaced, not yet
+ *	known lost: an ACK that echoes the probe's copy shows it was
+ *	(mrc_tail_repaired())
  */
 #define MRC_PIDX_NONE	U16_MAX
 
@@ -527,7 +531,8 @@ struct mrc_tx_cb {
 	   trimmed:1,
 	   nobuf:1,
 	   noroute:1,
-	   qdrop:1;
+	   qdrop:1,
+	   probed:1;
 };
 
 #define MRC_TX_CB(skb)	((struct mrc_tx_cb *)(skb)->cb)
@@ -687,6 +692,9 @@ struct mrc_stats {
  * @outstanding: packets in @txq
  * @lost: packets in @txq marked lost
  * @inflight_bytes: payload bytes in @txq
+ * @ack_req_gap: packets sent since the last one that asked for an
+ *	immediate ACK (mrc_ask_ack())
+ * @ack_req_psn: the PSN of that packet
  * @peer_rwnd: receive window the peer last advertised
  * @rwnd_seq: freshness of @peer_rwnd: the number of PSNs acknowledged
  *	(cumulatively plus selectively, serial arithmetic) by the ACK that
@@ -728,6 +736,12 @@ struct mrc_stats {
  * @late_due_us: the earliest &mrc_cpstate.late_until_us of the paths, or
  *	0: none is due for retirement
  * @delivery_us: when an ACK last acknowledged something new; 0 never
+ * @tlp_out: a tail probe went out and no ACK has acknowledged anything
+ *	new since (mrc_tail_probe())
+ * @tlp_xmit_us: when the latest tail probe went out: a duplicate that
+ *	echoes it says only that the probe was not needed
+ * @tlp_first_us: when the copy that probe repeated was sent: a duplicate
+ *	that echoes it (the probe came first, the copy late) says the same
  * @last_trim_us: when a NACK(TRIMMED) last came; 0 never
  * @trim_cut_us: when a trim last cut the window; 0 never
  * @backoff: RTO doublings since the last progress
@@ -816,6 +830,8 @@ struct mrc_sock {
 	u32 outstanding;
 	u32 lost;
 	u32 inflight_bytes;
+	u32 ack_req_gap;
+	u32 ack_req_psn;
 	u32 peer_rwnd;
 	u32 rwnd_seq;
 	u32 cwnd;
@@ -842,6 +858,9 @@ struct mrc_sock {
 	u32 busy_gen;
 	u32 late_due_us;
 	u32 delivery_us;
+	bool tlp_out;
+	u32 tlp_xmit_us;
+	u32 tlp_first_us;
 	u32 last_trim_us;
 	u32 trim_cut_us;
 	u8 backoff;
@@ -878,7 +897,9 @@ static inline struct mrc_sock *mrc_sk(const struct sock *sk)
 	return container_of(sk, struct mrc_sock, sk);
 }
 
-/* Serial-number comparison of PSNs and MSNs (RFC 1982). */
+/* Serial-number comparison (RFC 1982) of 32-bit values: MSNs and the
+ * microsecond clock.
+ */
 static inline bool mrc_before(u32 a, u32 b)
 {
 	return (s32)(a - b) < 0;

@@ -9,7 +9,34 @@
 #include <linux/compiler.h>
 #include <linux/types.h>
 
-#define MRC_VERSION		1
+#define MRC_VERSION		2
+
+/* PSNs are 24 bits, as BTH carries them (mrc-1.0-mapping.rst): they are
+ * added and compared modulo 2^24, half the space either way.
+ */
+#define MRC_PSN_BITS	24
+#define MRC_PSN_MASK	((1U << MRC_PSN_BITS) - 1)
+
+static inline __u32 mrc_psn_add(__u32 psn, __s32 n)
+{
+	return (psn + n) & MRC_PSN_MASK;
+}
+
+/* @a less @b, from -2^23 to 2^23 - 1. */
+static inline __s32 mrc_psn_sub(__u32 a, __u32 b)
+{
+	return (__s32)((a - b) << (32 - MRC_PSN_BITS)) >> (32 - MRC_PSN_BITS);
+}
+
+static inline bool mrc_psn_before(__u32 a, __u32 b)
+{
+	return mrc_psn_sub(a, b) < 0;
+}
+
+static inline bool mrc_psn_after(__u32 a, __u32 b)
+{
+	return mrc_psn_before(b, a);
+}
 
 /* Packet types (mrc_hdr.type). */
 enum mrc_pkt_type {

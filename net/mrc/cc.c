@@ -89,6 +89,17 @@ static void mrc_cc_reduce(struct mrc_sock *msk, u32 cwnd)
 	msk->in_recovery = true;
 }
 
+/* Whether @mark, a snd_nxt of the past, is still ahead of snd_una: not
+ * all that was sent before it is acknowledged yet. It must not be beyond
+ * snd_nxt either: a mark left from 2^23 PSNs ago would read as ahead
+ * again, for the next 2^23.
+ */
+static bool mrc_mark_pending(const struct mrc_sock *msk, u32 mark)
+{
+	return mrc_psn_after(mark, msk->snd_una) &&
+	       !mrc_psn_after(mark, msk->snd_nxt);
+}
+
 /**
  * mrc_cc_on_ack() - adjust the window for an ACK
  * @sk: the socket, locked
@@ -106,16 +117,16 @@ void mrc_cc_on_ack(struct sock *sk, u32 delivered, s32 delay_us, bool ce)
 	bool high = delay_us > 0 && (u32)delay_us > target;
 
 	msk->round_delivered += delivered;
-	if (!mrc_before(msk->snd_una, msk->round_end)) {
+	if (!mrc_mark_pending(msk, msk->round_end)) {
 		msk->prev_round_delivered = msk->round_delivered;
 		msk->round_delivered = 0;
 		msk->round_end = msk->snd_nxt;
 	}
-	if (msk->in_recovery && !mrc_before(msk->snd_una, msk->recover))
+	if (msk->in_recovery && !mrc_mark_pending(msk, msk->recover))
 		msk->in_recovery = false;
 
 	if (qa && delay_us > 0 && (u32)delay_us > qa &&
-	    !mrc_before(msk->snd_una, msk->qa_end)) {
+	    !mrc_mark_pending(msk, msk->qa_end)) {
 		MRC_INC(sock_net(sk), CC_QUICK_ADAPT);
 		mrc_cc_reduce(msk, min(msk->cwnd, msk->prev_round_delivered));
 		msk->qa_end = msk->snd_nxt;
@@ -161,7 +172,7 @@ void mrc_cc_on_loss(struct sock *sk, u32 pidx)
 	struct mrc_cpstate *cs = &mrc_cp_sts(msk)[pidx];
 	u32 i, n = 0;
 
-	if (cs->loss_recover && mrc_before(msk->snd_una, cs->loss_recover))
+	if (cs->loss_recover && mrc_mark_pending(msk, cs->loss_recover))
 		return;
 	cs->loss_recover = msk->snd_nxt ?: 1;
 	for (i = 0; i < cps->nr; i++)

@@ -20,29 +20,38 @@
 /**
  * mrc_conn_hash() - give a connection a local id and make it reachable
  * @sk: the socket, locked, not yet hashed
+ * @id: the id it must have (MRC_PEER), or 0 for a random one
  *
- * Ids are random, so that they cannot be guessed from outside, and unique
- * in the namespace. The table holds a reference on @sk.
+ * Ids are the 24-bit QPNs of MRC 1.0's BTH, from %MRC_QPN_MIN: random, so
+ * that they cannot be guessed from outside, and unique in the namespace;
+ * one an application chose is taken only if free. The table holds a
+ * reference on @sk.
  *
- * Return: 0 or a negative errno.
+ * Return: 0 or a negative errno: -EADDRINUSE when @id is taken.
  */
-int mrc_conn_hash(struct sock *sk)
+int mrc_conn_hash(struct sock *sk, u32 id)
 {
 	struct mrc_net *mn = mrc_net(sock_net(sk));
 	struct mrc_sock *msk = mrc_sk(sk);
 	int tries, err = -EADDRNOTAVAIL;
 
 	for (tries = 0; tries < 16; tries++) {
-		msk->lcid = get_random_u32();
-		if (!msk->lcid)
+		msk->lcid = id ?: get_random_u32() & MRC_QPN_MAX;
+		if (msk->lcid < MRC_QPN_MIN)
 			continue;
 		err = rhashtable_lookup_insert_fast(&mn->conns, &msk->hnode,
 						    mrc_conn_params);
 		if (err != -EEXIST)
 			break;
+		if (id) {
+			err = -EADDRINUSE;
+			break;
+		}
 	}
-	if (err)
+	if (err) {
+		msk->lcid = 0;
 		return err;
+	}
 	sock_hold(sk);
 	msk->hashed = true;
 	return 0;

@@ -5,7 +5,7 @@
 #include "cc.h"
 #include "mrc_types.h"
 
-int mrc_conn_hash(struct sock *sk);
+int mrc_conn_hash(struct sock *sk, u32 id);
 struct sock *mrc_conn_lookup(struct net *net, u32 cid);
 void mrc_set_state(struct sock *sk, u8 state);
 void mrc_sock_init(struct sock *sk);

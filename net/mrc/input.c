@@ -234,6 +234,34 @@ static void mrc_echo_set(struct mrc_sock *msk, const struct mrc_data *d,
 	msk->ack_ce |= ce;
 }
 
+/* Just past the highest PSN held above the cumulative point, as an offset
+ * from it; 0 when nothing is held there (no hole).
+ */
+static u32 mrc_rcv_high(const struct mrc_sock *msk)
+{
+	return bitmap_empty(msk->rcv_map, MRC_WND) ? 0 :
+	       find_last_bit(msk->rcv_map, MRC_WND) + 1;
+}
+
+/* Whether @n packets just added at @k past the old cumulative point, which
+ * moved by @adv, changed the holes in a way the sender must hear of at
+ * once. @high was just past the highest PSN held before them (0: nothing
+ * held above the cumulative point, so no hole). Two changes are news: the
+ * first hole opens, which the sender's loss detection needs to see; and
+ * the cumulative point passes packets held above a hole, which lets the
+ * sender free what it keeps for retransmission and move its PSN window
+ * on, and whose echo may prove a path's retirement spurious (the packet
+ * that filled the hole was late, not lost: mrc_cp_undo()). A hole opening
+ * beside another waits for ack_every like a packet in order: spraying
+ * over paths of unequal delay opens one with nearly every packet of its
+ * faster paths, and the sender's loss detection, which is timed, needs
+ * to see them soon, not each at once.
+ */
+static bool mrc_hole_news(u32 k, u32 n, u32 high, u32 adv)
+{
+	return (!high && k) || adv > n;
+}
+
 /* The bookkeeping of @n packets of @full payload bytes each, but the last,
  * @plen bytes in all, of @truesize, just accepted: the payload ratio, the
  * bytes taken, the receiver's RTT and the check on the sender's window.
@@ -279,7 +307,7 @@ static void mrc_rcv_data(struct sock *sk, struct sk_buff *skb)
 	u32 off = ntohl(d->offset), mlen = ntohl(d->msg_len);
 	u32 plen = skb->len - sizeof(*d);
 	bool ack_req = ntohs(d->h.flags) & MRC_F_ACK_REQ;
-	s32 k = psn - msk->rcv_nxt;
+	s32 k = mrc_psn_sub(psn, msk->rcv_nxt);
 	struct mrc_rmsg *rmsg;
 	bool hol, ce;
 	u32 adv, high;
@@ -383,24 +411,20 @@ static void mrc_rcv_data(struct sock *sk, struct sk_buff *skb)
 	if (k)
 		MRC_INC(net, IN_OUT_OF_ORDER);
 	/* Just past the highest PSN held: a packet beyond it opens a hole. */
-	high = bitmap_empty(msk->rcv_map, MRC_WND) ? 0 :
-	       find_last_bit(msk->rcv_map, MRC_WND) + 1;
+	high = mrc_rcv_high(msk);
 	adv = mrc_rcv_map_add(msk->rcv_map, k);
-	msk->rcv_nxt += adv;
+	msk->rcv_nxt = mrc_psn_add(msk->rcv_nxt, adv);
 	if (rmsg->got == rmsg->len)
 		mrc_deliver(sk);
 
-	/* Reported at once: a hole that opens, which the sender's loss
-	 * detection needs to see; the cumulative point passing packets held
-	 * above a hole, which frees the sender's window; a congestion mark,
-	 * so that the sender learns which path it was on; and a packet whose
-	 * sender asks (it can send no more until then). A packet that only
-	 * extends what is held above a hole, or fills part of a hole, waits
-	 * like one in order: every ack_every packets, or the ACK timer
-	 * (RFC 5681 acknowledges every segment that fills a gap; spraying
-	 * fills one with nearly every packet of its slower paths).
+	/* Reported at once: news of the holes (mrc_hole_news()); a
+	 * congestion mark, so that the sender learns which path it was on;
+	 * and a packet whose sender asks. Anything else waits like a packet
+	 * in order: every ack_every packets, or the ACK timer (RFC 5681
+	 * acknowledges every segment that fills a gap; spraying fills one
+	 * with nearly every packet of its slower paths).
 	 */
-	if ((u32)k > high || adv > 1 || ce || ack_req ||
+	if (mrc_hole_news(k, 1, high, adv) || ce || ack_req ||
 	    ++msk->rcv_unacked >= mrc_ack_every)
 		mrc_send_ack(sk, 0);
 	else
@@ -515,7 +539,7 @@ static bool mrc_rcv_data_batch(struct sock *sk, struct sk_buff *skb)
 	msn = ntohl(d->msn);
 	off = ntohl(d->offset);
 	mlen = ntohl(d->msg_len);
-	k = psn - msk->rcv_nxt;
+	k = mrc_psn_sub(psn, msk->rcv_nxt);
 	if ((s32)k < 0 || k + n > MRC_WND ||
 	    find_next_bit(msk->rcv_map, k + n, k) < k + n)
 		return false;
@@ -524,7 +548,7 @@ static bool mrc_rcv_data_batch(struct sock *sk, struct sk_buff *skb)
 
 		last = plen;
 		d = skb_header_pointer(skb, i * seg, hlen, &buf);
-		if (!d || ntohl(d->psn) != psn + i || ntohl(d->msn) != msn ||
+		if (!d || ntohl(d->psn) != mrc_psn_add(psn, i) || ntohl(d->msn) != msn ||
 		    ntohl(d->msg_len) != mlen || ntohl(d->offset) != off + total ||
 		    ntohs(d->h.plen) != plen ||
 		    !mrc_data_fields_ok(mlen, off + total, plen, msk->mss,
@@ -570,18 +594,16 @@ static bool mrc_rcv_data_batch(struct sock *sk, struct sk_buff *skb)
 	mrc_rcv_accepted(msk, n, seg - hlen, total, p->truesize);
 	if (k)
 		MRC_ADD(net, IN_OUT_OF_ORDER, n);
-	high = bitmap_empty(msk->rcv_map, MRC_WND) ? 0 :
-	       find_last_bit(msk->rcv_map, MRC_WND) + 1;
+	high = mrc_rcv_high(msk);
 	for (i = 0; i < n; i++)
 		adv += mrc_rcv_map_add(msk->rcv_map, k + i - adv);
-	msk->rcv_nxt += adv;
+	msk->rcv_nxt = mrc_psn_add(msk->rcv_nxt, adv);
 	if (rmsg->got == rmsg->len)
 		mrc_deliver(sk);
-	/* mrc_rcv_data()'s rule, for the batch: its first packet opens a
-	 * hole, or the cumulative point passes packets beyond the batch.
-	 */
+	/* mrc_rcv_data()'s rule, for the batch. */
 	msk->rcv_unacked += n;
-	if (k > high || adv > n || MRC_IN_CB(skb)->ce || ack_req ||
+	if (mrc_hole_news(k, n, high, adv) || MRC_IN_CB(skb)->ce ||
+	    ack_req ||
 	    msk->rcv_unacked >= mrc_ack_every)
 		mrc_send_ack(sk, 0);
 	else
@@ -668,11 +690,11 @@ static void mrc_rcv_batch(struct sock *sk, struct sk_buff *skb)
 }
 
 /* A packet left the ring: acknowledged cumulatively or selectively, by an
- * ACK whose mark, if any, belongs to entry @marked (else -1) and which
- * echoed @tsecr.
+ * ACK whose mark, if any, belongs to entry @marked (else -1), which
+ * echoed @tsecr, and which said whether that was a duplicate (@dup).
  */
 static u32 mrc_tx_delivered(struct sock *sk, u32 psn, u32 now, int marked,
-			    u32 tsecr)
+			    u32 tsecr, bool dup)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
 	struct sk_buff *skb = mrc_txq_get(msk, psn);
@@ -683,7 +705,14 @@ static u32 mrc_tx_delivered(struct sock *sk, u32 psn, u32 now, int marked,
 	cb = MRC_TX_CB(skb);
 	msk->stats.bytes_acked += cb->len;
 	mrc_cp_on_delivered(sk, cb, now, (int)cb->pidx == marked, tsecr);
-	if (cb->xmits > 1 && !cb->via_rto) {
+	/* The probe's copy arrived first: the first copy did not. */
+	if (cb->probed && !dup && tsecr == cb->xmit_us &&
+	    cb->lost_pidx != MRC_PIDX_NONE)
+		mrc_tail_repaired(sk, cb);
+	/* A tail probe is no repair of a known loss: what it repaired,
+	 * TailProbeRepairs counts.
+	 */
+	if (cb->xmits > 1 && !cb->via_rto && !cb->probed) {
 		msk->stats.sack_recovered++;
 		MRC_INC(sock_net(sk), SACK_RECOVERED);
 	}
@@ -706,7 +735,7 @@ static u32 mrc_tx_delivered(struct sock *sk, u32 psn, u32 now, int marked,
  */
 static void mrc_rwnd_update(struct mrc_sock *msk, u32 seq, u32 rwnd)
 {
-	if (mrc_before(seq, msk->rwnd_seq) ||
+	if (mrc_psn_before(seq, msk->rwnd_seq) ||
 	    (seq == msk->rwnd_seq && rwnd <= msk->peer_rwnd))
 		return;
 	msk->rwnd_seq = seq;
@@ -714,12 +743,20 @@ static void mrc_rwnd_update(struct mrc_sock *msk, u32 seq, u32 rwnd)
 }
 
 /* An ACK with %MRC_F_DUP, echoing @tsecr, of path entry @p (or -1): a
- * retransmission was spurious, and the path of the copy that came late may
- * allow more reordering.
+ * retransmission was spurious, and the path of the copy that came late
+ * may allow more reordering. A tail probe that was not needed (the first
+ * copy's ACK was lost, or the first copy late) says neither, whichever of
+ * its two copies the duplicate echoes, and never counted for undoing a
+ * window reduction.
  */
 static void mrc_rcv_dup(struct sock *sk, int p, u32 tsecr)
 {
+	struct mrc_sock *msk = mrc_sk(sk);
+
 	MRC_INC(sock_net(sk), SPURIOUS_RETRANS);
+	if (msk->tlp_xmit_us &&
+	    (tsecr == msk->tlp_xmit_us || tsecr == msk->tlp_first_us))
+		return;
 	if (p >= 0)
 		mrc_cp_on_dup(sk, p, tsecr);
 	mrc_cc_on_spurious(sk);
@@ -759,18 +796,18 @@ static void mrc_rcv_ack(struct sock *sk, struct sk_buff *skb)
 	struct net *net = sock_net(sk);
 	u32 cum = ntohl(a->cum_psn), now = mrc_now_us();
 	u16 flags = ntohs(a->h.flags);
-	bool ce = flags & MRC_F_ECE;
+	bool ce = flags & MRC_F_ECE, dup = flags & MRC_F_DUP;
 	u32 delivered = 0, psn, tsecr;
 	s32 delay = -1;
 	unsigned long bit;
 	int p;
 
 	MRC_INC(net, IN_ACKS);
-	if (mrc_after(cum, msk->snd_nxt)) {
+	if (mrc_psn_after(cum, msk->snd_nxt)) {
 		MRC_INC(net, DROP_ACK_UNSENT);
 		return;
 	}
-	if (mrc_before(cum, msk->snd_una)) {
+	if (mrc_psn_before(cum, msk->snd_una)) {
 		mrc_rcv_ack_overtaken(sk, a, cum, flags);
 		return;
 	}
@@ -790,15 +827,16 @@ static void mrc_rcv_ack(struct sock *sk, struct sk_buff *skb)
 		mrc_cp_on_echo(sk, p, tsecr);
 		mrc_cp_undo(sk, p, tsecr, cum, sack);
 	}
-	if (mrc_after(cum, msk->snd_una)) {
-		for (psn = msk->snd_una; mrc_before(psn, cum); psn++)
+	if (mrc_psn_after(cum, msk->snd_una)) {
+		for (psn = msk->snd_una; mrc_psn_before(psn, cum);
+		     psn = mrc_psn_add(psn, 1))
 			delivered += mrc_tx_delivered(sk, psn, now,
-						      ce ? p : -1, tsecr);
+						      ce ? p : -1, tsecr, dup);
 		msk->snd_una = cum;
 	}
 	for_each_set_bit(bit, sack, MRC_SACK_BITS)
-		delivered += mrc_tx_delivered(sk, cum + 1 + bit, now,
-					      ce ? p : -1, tsecr);
+		delivered += mrc_tx_delivered(sk, mrc_psn_add(cum, 1 + bit), now,
+					      ce ? p : -1, tsecr, dup);
 
 	if ((flags & MRC_F_FIN_ACK) && (msk->fin & MRC_FIN_SENT) &&
 	    !msk->outstanding && skb_queue_empty(&sk->sk_write_queue))
@@ -807,7 +845,7 @@ static void mrc_rcv_ack(struct sock *sk, struct sk_buff *skb)
 		msk->stats.ecn_marks++;
 		MRC_INC(net, ECN_ECHOED);
 	}
-	if (flags & MRC_F_DUP)
+	if (dup)
 		mrc_rcv_dup(sk, p, tsecr);
 	/* A DUP ACK echoes the clock of a packet that was not needed, which
 	 * anyone may have sent: it gives no RTT.
@@ -829,11 +867,12 @@ static void mrc_rcv_ack(struct sock *sk, struct sk_buff *skb)
 	}
 	if (p >= 0 && delivered)
 		mrc_cp_on_ecn(sk, p, ce, now);
-	mrc_rwnd_update(msk, cum + bitmap_weight(sack, MRC_SACK_BITS),
+	mrc_rwnd_update(msk, mrc_psn_add(cum, bitmap_weight(sack, MRC_SACK_BITS)),
 			ntohl(a->rwnd));
 
 	if (delivered) {
 		msk->delivery_us = now | 1;
+		msk->tlp_out = false;
 		msk->backoff = 0;
 		mrc_cc_on_ack(sk, delivered, delay, ce);
 		mrc_sndbuf_expand(sk);
@@ -867,7 +906,8 @@ static void mrc_rcv_nack(struct sock *sk, struct sk_buff *skb)
 	struct sk_buff *pkt;
 
 	MRC_INC(sock_net(sk), IN_NACKS);
-	if (mrc_before(psn, msk->snd_una) || !mrc_before(psn, msk->snd_nxt)) {
+	if (mrc_psn_before(psn, msk->snd_una) ||
+	    !mrc_psn_before(psn, msk->snd_nxt)) {
 		MRC_INC(sock_net(sk), DROP_NACK);
 		return;
 	}
@@ -980,7 +1020,10 @@ static void mrc_rcv_synack(struct sock *sk, struct sk_buff *skb)
 		MRC_INC(sock_net(sk), DROP_SMALL_MSS);
 	msk->mss = min_t(u32, msk->mss, ntohs(s->mss));
 	msk->snd_mss = msk->mss;
-	if (!msk->rcid || msk->mss < MRC_MSS_MIN) {
+	if (msk->rcid < MRC_QPN_MIN || msk->rcid > MRC_QPN_MAX ||
+	    msk->mss < MRC_MSS_MIN) {
+		if (msk->rcid < MRC_QPN_MIN || msk->rcid > MRC_QPN_MAX)
+			MRC_INC(sock_net(sk), DROP_BAD_CID);
 		mrc_conn_abort(sk, ECONNREFUSED, false);
 		return;
 	}
@@ -1011,7 +1054,7 @@ static void mrc_listen_rcv_syn(struct sock *lsk, struct sk_buff *skb)
 	struct sock *child = NULL;
 
 	MRC_INC(net, IN_SYNS);
-	if (!scid) {
+	if (scid < MRC_QPN_MIN || scid > MRC_QPN_MAX) {
 		MRC_INC(net, DROP_BAD_CID);
 		return;
 	}
@@ -1165,13 +1208,14 @@ static bool mrc_gso_one_conn(const struct sk_buff *skb)
 	if (seg <= hlen)
 		return false;
 	d0 = skb_header_pointer(skb, 0, hlen, &buf0);
-	if (!d0 || d0->h.version != MRC_VERSION || d0->h.type != MRC_PKT_DATA)
+	if (!d0 || d0->h.version != MRC_VERSION || d0->h.type != MRC_PKT_DATA ||
+	    !mrc_psn_ok(&d0->h))
 		return false;
 	for (i = seg; i < skb->len; i += seg) {
 		d = skb_header_pointer(skb, i, hlen, &buf);
 		if (!d || d->h.version != MRC_VERSION ||
 		    d->h.type != MRC_PKT_DATA || d->h.dcid != d0->h.dcid ||
-		    d->h.scid != d0->h.scid)
+		    d->h.scid != d0->h.scid || !mrc_psn_ok(&d->h))
 			return false;
 	}
 	return true;
@@ -1249,6 +1293,10 @@ static void mrc_udp_rcv(struct sock *usk, struct sk_buff *skb)
 		goto drop;
 	}
 	h = (const struct mrc_hdr *)skb->data;
+	if (!mrc_psn_ok(h)) {
+		MRC_ADD(net, DROP_PSN_WINDOW, segs);
+		goto drop;
+	}
 
 	if (h->type == MRC_PKT_PROBE || h->type == MRC_PKT_PROBE_REPLY) {
 		if (h->type == MRC_PKT_PROBE)

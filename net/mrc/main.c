@@ -50,11 +50,15 @@ MODULE_PARM_DESC(syn_retries, "SYN and SYNACK retransmissions before giving up (
 
 unsigned int mrc_ack_every __read_mostly = 8;
 module_param_named(ack_every, mrc_ack_every, uint, 0644);
-MODULE_PARM_DESC(ack_every, "Send an ACK after this many in-order DATA packets (default 8)");
+MODULE_PARM_DESC(ack_every, "Send an ACK after this many DATA packets not acknowledged at once (default 8)");
 
 unsigned int mrc_ack_delay_us __read_mostly = 1000;
 module_param_named(ack_delay_us, mrc_ack_delay_us, uint, 0644);
 MODULE_PARM_DESC(ack_delay_us, "Longest delay of an ACK, us, rounded up to a jiffy (default 1000)");
+
+bool mrc_tail_probes __read_mostly = true;
+module_param_named(tail_probes, mrc_tail_probes, bool, 0644);
+MODULE_PARM_DESC(tail_probes, "Send the newest packet in flight again when it goes unanswered for its path's timeout, before the RTO (default Y)");
 
 unsigned int mrc_auto_paths __read_mostly = 16;
 module_param_named(auto_paths, mrc_auto_paths, uint, 0644);

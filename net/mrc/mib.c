@@ -110,6 +110,8 @@ static const char * const mrc_mib_names[] = {
 	[MRC_MIB_RTO_DEFERRED] = "RtoDeferred",
 	[MRC_MIB_TIMER_LATE] = "RtxTimerLate",
 	[MRC_MIB_PATH_TIME_HELD] = "PathTimeHeld",
+	[MRC_MIB_TAIL_PROBES] = "TailProbes",
+	[MRC_MIB_TAIL_PROBE_REPAIRS] = "TailProbeRepairs",
 };
 
 static_assert(ARRAY_SIZE(mrc_mib_names) == MRC_MIB_MAX);

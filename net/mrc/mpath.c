@@ -317,7 +317,8 @@ void mrc_cp_refresh(struct sock *sk)
 	st = rcu_dereference_protected(cps->st, true);
 	for (i = 0; st && i < cps->nr; i++)
 		st[i].inflight = 0;
-	for (psn = msk->snd_una; mrc_before(psn, msk->snd_nxt); psn++) {
+	for (psn = msk->snd_una; mrc_psn_before(psn, msk->snd_nxt);
+	     psn = mrc_psn_add(psn, 1)) {
 		struct sk_buff *skb = mrc_txq_get(msk, psn);
 		struct mrc_tx_cb *cb;
 		int j;
@@ -516,9 +517,10 @@ void mrc_cp_on_trimmed(struct sock *sk, const struct mrc_tx_cb *cb)
 }
 
 /**
- * mrc_cp_on_unsent() - a trimmed packet no longer counts in flight on its path
+ * mrc_cp_on_unsent() - a packet no longer counts in flight on its path
  * @sk: the socket, locked
- * @cb: the packet, just marked for retransmission
+ * @cb: the packet: trimmed and just marked for retransmission, or about
+ *	to be sent again as a tail probe
  */
 void mrc_cp_on_unsent(struct sock *sk, const struct mrc_tx_cb *cb)
 {
@@ -540,16 +542,33 @@ void mrc_cp_on_unsent(struct sock *sk, const struct mrc_tx_cb *cb)
  */
 void mrc_cp_on_lost(struct sock *sk, struct mrc_tx_cb *cb)
 {
-	struct mrc_sock *msk = mrc_sk(sk);
-	struct mrc_cpstate *cs = &mrc_cp_sts(msk)[cb->pidx];
-	struct mrc_path *p = mrc_cps(msk)->p[cb->pidx].path;
+	struct mrc_cpstate *cs = &mrc_cp_sts(mrc_sk(sk))[cb->pidx];
 
 	cb->lost_pidx = cb->pidx;
 	cb->lost_xmit_us = cb->xmit_us;
-	if (!cs->lost_xmit_us || mrc_after(cb->xmit_us, cs->lost_xmit_us))
-		cs->lost_xmit_us = cb->xmit_us;
+	cb->probed = 0;
 	if (cs->inflight)
 		cs->inflight--;
+	mrc_cp_charge_loss(sk, cb->pidx, cb->xmit_us);
+}
+
+/**
+ * mrc_cp_charge_loss() - a copy sent on a path was lost
+ * @sk: the socket, locked
+ * @i: the entry of the path
+ * @xmit_us: when the copy was sent
+ *
+ * The path's loss count, the latest of its copies known lost (for a late
+ * arrival to show), and its credits.
+ */
+void mrc_cp_charge_loss(struct sock *sk, u32 i, u32 xmit_us)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+	struct mrc_cpstate *cs = &mrc_cp_sts(msk)[i];
+	struct mrc_path *p = mrc_cps(msk)->p[i].path;
+
+	if (!cs->lost_xmit_us || mrc_after(xmit_us, cs->lost_xmit_us))
+		cs->lost_xmit_us = xmit_us;
 	WRITE_ONCE(cs->losses, cs->losses + 1);
 	if (p)
 		mrc_path_count(p, MRC_PC_LOSSES, 1);
@@ -557,7 +576,7 @@ void mrc_cp_on_lost(struct sock *sk, struct mrc_tx_cb *cb)
 	 * drops for congestion gets fewer packets, and one that failed
 	 * gets few while its loss run grows (mrc_cp_late()).
 	 */
-	mrc_cps(msk)->p[cb->pidx].credit = 0;
+	mrc_cps(msk)->p[i].credit = 0;
 }
 
 /**
@@ -795,7 +814,8 @@ void mrc_cp_retire(struct sock *sk, const struct mrc_tx_cb *cb)
 	cs->undo_psn = cb->psn;
 	cs->undo_tsval = cb->xmit_us;
 	cs->undo_retired_us = mrc_now_us();
-	for (psn = msk->snd_una; mrc_before(psn, msk->snd_nxt); psn++) {
+	for (psn = msk->snd_una; mrc_psn_before(psn, msk->snd_nxt);
+	     psn = mrc_psn_add(psn, 1)) {
 		struct sk_buff *skb = mrc_txq_get(msk, psn);
 
 		if (skb && MRC_TX_CB(skb)->pidx == i && !MRC_TX_CB(skb)->lost) {
@@ -810,11 +830,13 @@ static bool mrc_ack_covers(struct mrc_sock *msk, u32 psn, u32 cum,
 			   const unsigned long *sack)
 {
 	struct sk_buff *skb = mrc_txq_get(msk, psn);
-	u32 k = psn - cum - 1;
+	u32 k = mrc_psn_sub(psn, mrc_psn_add(cum, 1));
 
-	if (!skb || MRC_TX_CB(skb)->psn != psn || mrc_before(psn, msk->snd_una))
+	if (!skb || MRC_TX_CB(skb)->psn != psn ||
+	    mrc_psn_before(psn, msk->snd_una))
 		return false;
-	return mrc_before(psn, cum) || (k < MRC_SACK_BITS && test_bit(k, sack));
+	return mrc_psn_before(psn, cum) ||
+	       (k < MRC_SACK_BITS && test_bit(k, sack));
 }
 
 /**

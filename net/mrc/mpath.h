@@ -96,6 +96,7 @@ void mrc_cp_on_xmit(struct sock *sk, struct mrc_tx_cb *cb, u32 i, u32 now);
 void mrc_cp_on_delivered(struct sock *sk, const struct mrc_tx_cb *cb, u32 now,
 			 bool ce, u32 tsecr);
 void mrc_cp_on_lost(struct sock *sk, struct mrc_tx_cb *cb);
+void mrc_cp_charge_loss(struct sock *sk, u32 i, u32 xmit_us);
 void mrc_cp_on_trimmed(struct sock *sk, const struct mrc_tx_cb *cb);
 void mrc_cp_on_unsent(struct sock *sk, const struct mrc_tx_cb *cb);
 void mrc_cp_on_rtt(struct sock *sk, u32 i, u32 rtt_us);

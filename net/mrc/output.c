@@ -267,6 +267,7 @@ static void mrc_count_xmit(struct sock *sk, struct mrc_tx_cb *cb, u32 i,
 	struct mrc_sock *msk = mrc_sk(sk);
 
 	cb->xmit_us = now;
+	cb->probed = 0;
 	if (cb->xmits < U8_MAX)
 		cb->xmits++;
 	if (cb->xmits > 1)
@@ -432,6 +433,45 @@ static u32 mrc_inflight(const struct mrc_sock *msk)
 	return msk->outstanding - msk->lost;
 }
 
+/* Whether packet @psn, about to go, asks for an immediate ACK
+ * (MRC_F_ACK_REQ). The last one the sender has to send does: a delayed
+ * ACK would only stall it. So does the one that fills the congestion
+ * window, if the last packet that asked is no longer in flight (it was
+ * delivered or lost), or half a window has gone since it. While the
+ * window stays full each ACK lets a packet or two out, and each fills it
+ * again: asking with every one would cost an ACK per packet, which the
+ * receiver's ack_every exists to avoid.
+ */
+static bool mrc_ask_ack(struct mrc_sock *msk, u32 psn, bool last)
+{
+	const struct sk_buff *asked = NULL;
+
+	msk->ack_req_gap++;
+	if (!last) {
+		if (mrc_inflight(msk) < msk->cwnd)
+			return false;
+		/* While losses are being repaired (lost packets wait, or
+		 * retransmissions of this recovery are out) and after an RTO,
+		 * an ACK that comes back soon repairs sooner, and the one
+		 * ACK asked for in a window may itself be lost: every packet
+		 * that fills the window asks, as without this rule.
+		 */
+		if (msk->lost || msk->retries ||
+		    (msk->in_recovery && msk->undo_retrans))
+			goto ask;
+		if (!mrc_psn_before(msk->ack_req_psn, msk->snd_una))
+			asked = mrc_txq_get(msk, msk->ack_req_psn);
+		if (asked && MRC_TX_CB(asked)->psn == msk->ack_req_psn &&
+		    !MRC_TX_CB(asked)->lost &&
+		    msk->ack_req_gap < max_t(u32, msk->cwnd / 2, 1))
+			return false;
+	}
+ask:
+	msk->ack_req_gap = 0;
+	msk->ack_req_psn = psn;
+	return true;
+}
+
 /* The peer's window bounds payload bytes sent and not yet delivered. With
  * nothing in flight one packet may always go, so that a closed window is
  * probed by the RTO timer rather than deadlocking.
@@ -478,7 +518,10 @@ static void mrc_send_batch(struct sock *sk, struct sk_buff **pkts, u32 n,
 		mrc_xmit_batch(sk, pkts, n, p, now);
 }
 
-static void mrc_retransmit_lost(struct sock *sk)
+/* Send again what is declared lost, oldest first, within the congestion
+ * window; with @head, the first goes whatever the window.
+ */
+static void mrc_retransmit_lost(struct sock *sk, bool head)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
 	u32 psn, now = 0;
@@ -487,12 +530,15 @@ static void mrc_retransmit_lost(struct sock *sk)
 	/* Each repair chooses its own path, away from the one it was lost on. */
 	if (msk->lost)
 		mrc_cps(msk)->cell = 1;
-	for (psn = msk->snd_una; msk->lost && mrc_before(psn, msk->snd_nxt); psn++) {
+	for (psn = msk->snd_una; mrc_psn_before(psn, msk->snd_nxt);
+	     psn = mrc_psn_add(psn, 1)) {
 		struct sk_buff *skb = mrc_txq_get(msk, psn);
 
+		if (!msk->lost)
+			break;
 		if (!skb || !MRC_TX_CB(skb)->lost)
 			continue;
-		if (mrc_inflight(msk) >= msk->cwnd)
+		if (mrc_inflight(msk) >= msk->cwnd && !head)
 			break;
 		/* Read once something is to go, and again after each. */
 		if (!now)
@@ -505,9 +551,12 @@ static void mrc_retransmit_lost(struct sock *sk)
 		}
 		MRC_TX_CB(skb)->lost = 0;
 		msk->lost--;
-		MRC_TX_CB(skb)->ack_req = mrc_inflight(msk) >= msk->cwnd;
+		MRC_TX_CB(skb)->ack_req =
+			mrc_ask_ack(msk, MRC_TX_CB(skb)->psn, !msk->lost &&
+				    skb_queue_empty(&sk->sk_write_queue));
 		mrc_xmit_data(sk, skb, i, now);
 		now = 0;
+		head = false;
 		/* The local queue is full: no more into it until the tick. */
 		if (MRC_TX_CB(skb)->qdrop)
 			break;
@@ -569,7 +618,7 @@ u64 mrc_send_limit_us(const struct mrc_sock *msk, enum mrc_send_limit limit,
 static enum mrc_send_limit mrc_send_limit_of(const struct mrc_sock *msk,
 					     u32 len, bool probe)
 {
-	if (msk->snd_nxt - msk->snd_una >= MRC_WND)
+	if (mrc_psn_sub(msk->snd_nxt, msk->snd_una) >= MRC_WND)
 		return MRC_SL_WND;
 	if (mrc_inflight(msk) >= msk->cwnd)
 		return MRC_SL_CWND;
@@ -642,16 +691,14 @@ static void mrc_send_new(struct sock *sk, bool probe)
 		bp = p;
 		probe = false;
 		__skb_unlink(skb, &sk->sk_write_queue);
-		cb->psn = msk->snd_nxt++;
+		cb->psn = msk->snd_nxt;
+		msk->snd_nxt = mrc_psn_add(msk->snd_nxt, 1);
 		msk->txq[cb->psn % MRC_WND] = skb;
 		if (!msk->outstanding++)
 			msk->busy_gen++;
 		msk->inflight_bytes += cb->len;
-		/* The last packet before the window closes or the queue runs
-		 * dry: a delayed ACK would only stall us.
-		 */
-		cb->ack_req = mrc_inflight(msk) >= msk->cwnd ||
-			      skb_queue_empty(&sk->sk_write_queue);
+		cb->ack_req = mrc_ask_ack(msk, cb->psn,
+					  skb_queue_empty(&sk->sk_write_queue));
 
 		/* The first packet's header is in the batch's linear part. */
 		frags += mrc_batch_frags(skb) - !n;
@@ -706,9 +753,164 @@ void mrc_sndbuf_expand(struct sock *sk)
 	sk->sk_write_space(sk);
 }
 
+/* A path's timeout without the allowances that mrc_path_timeout_us() adds
+ * for stalls: its RTT, four variations and its reordering window.
+ */
+static u32 mrc_path_due_us(const struct mrc_sock *msk,
+			   const struct mrc_cpstate *cs)
+{
+	return max(cs->srtt_us, cs->rack_rtt_us) + 4 * cs->rttvar_us +
+	       mrc_reo_wnd_us(msk, cs);
+}
+
+/* The newest packet in flight, if a tail probe may resend it: one
+ * declared lost, trimmed, or dropped or unrouted here is being repaired
+ * by its own rule already.
+ */
+static struct sk_buff *mrc_tail_skb(const struct mrc_sock *msk)
+{
+	u32 psn = msk->snd_nxt;
+
+	while (mrc_psn_after(psn, msk->snd_una)) {
+		const struct mrc_tx_cb *cb;
+		struct sk_buff *skb;
+
+		psn = mrc_psn_add(psn, -1);
+		skb = mrc_txq_get(msk, psn);
+		if (!skb)
+			continue;
+		cb = MRC_TX_CB(skb);
+		if (cb->lost || cb->trimmed || cb->qdrop || cb->noroute ||
+		    cb->pidx == MRC_PIDX_NONE)
+			return NULL;
+		return skb;
+	}
+	return NULL;
+}
+
+/* How long the newest packet in flight, @cb, may go unanswered before a
+ * tail probe: its path's timeout as the loss detector takes it when a
+ * packet sent later was delivered (its RTT, four variations and its
+ * reordering window, mrc_path_due_us(); RFC 8985's PTO of twice the srtt
+ * would fire early on a path whose RTT varies, as every path of a guest
+ * or a shared host does), plus the excess delay of the latest delivery
+ * (&mrc_sock.rack_excess_us: when this host or the peer did not run for
+ * a while, everything is late), plus the longest the peer may hold the
+ * ACK unless the packet asked for one at once. 0 before the path has an
+ * RTT sample: the RTO covers that.
+ */
+static u32 mrc_tail_pto_us(struct mrc_sock *msk, const struct mrc_tx_cb *cb)
+{
+	const struct mrc_cpstate *cs = &mrc_cp_sts(msk)[cb->pidx];
+
+	if (!cs->srtt_us)
+		return 0;
+	return mrc_path_due_us(msk, cs) + msk->rack_excess_us +
+	       (cb->ack_req ? 0 : mrc_ack_hold_us());
+}
+
+/* Start a new RTO from now, at least @wait_us away, without delaying a
+ * timer armed earlier (the end of a reordering window, a poll, a local
+ * drop's tick).
+ */
+static void mrc_rto_restart(struct sock *sk, u32 wait_us)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+	u32 rto = mrc_rto_us(sk);
+
+	/* One jiffy past the window's end: its timer comes first. */
+	if (wait_us != U32_MAX && wait_us >= rto)
+		rto = wait_us + jiffies_to_usecs(1);
+	msk->rto_deadline = jiffies + usecs_to_jiffies(rto);
+	if (!timer_pending(&msk->rtx_timer) ||
+	    time_after(msk->rtx_timer.expires, msk->rto_deadline))
+		sk_reset_timer(sk, &msk->rtx_timer, msk->rto_deadline);
+}
+
+/* The tail loss probe (RFC 8985, section 7). RACK and the paths' timeouts
+ * declare a packet lost once something sent after it is delivered; when
+ * the last packets sent, or the ACKs for them, are lost, nothing later
+ * comes, and only the RTO would. So when the newest packet in flight has
+ * gone unanswered for its PTO (mrc_tail_pto_us(), counted from its
+ * transmission or the latest delivery, whichever is later), with nothing
+ * waiting to be retransmitted, it is sent again on another path, asking
+ * for an ACK at once. The ACK that answers it covers everything the peer
+ * holds: loss detection then finds what is missing. One probe per
+ * silence: the next one waits for an ACK that acknowledges something new.
+ * Until the probe is due, the retransmission timer is set to fire for it,
+ * unless the RTO comes first.
+ */
+static void mrc_tail_probe(struct sock *sk)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+	struct sk_buff *skb;
+	struct mrc_tx_cb *cb;
+	u32 now, pto, since;
+	s32 left;
+	int i;
+
+	if (!READ_ONCE(mrc_tail_probes) || msk->tlp_out || msk->lost ||
+	    !msk->outstanding || msk->outage_start)
+		return;
+	skb = mrc_tail_skb(msk);
+	if (!skb)
+		return;
+	cb = MRC_TX_CB(skb);
+	pto = mrc_tail_pto_us(msk, cb);
+	if (!pto)
+		return;
+	now = mrc_now_us() ?: 1;
+	/* The more recent of the two, by age: a delivery long ago may look
+	 * later in serial arithmetic once the clock has wrapped.
+	 */
+	since = cb->xmit_us;
+	if (msk->delivery_us && now - msk->delivery_us < now - since)
+		since = msk->delivery_us;
+	left = (s32)(since + pto - now);
+	if (left > 0) {
+		if (time_before(jiffies + usecs_to_jiffies(left),
+				msk->rto_deadline))
+			mrc_arm_rtx_at(sk, left);
+		return;
+	}
+	/* A path of its own, away from the first copy's, as a repair gets
+	 * (mrc_retransmit_lost()), starting no flowcell.
+	 */
+	mrc_cps(msk)->cell = 1;
+	i = mrc_cp_choose(sk, cb->pidx, now);
+	if (i < 0)
+		return;
+	/* The copy in flight no longer counts on its path: the packet is
+	 * the new copy's now, on whichever path it goes. The packet keeps
+	 * the first copy's path and send time, as for a copy declared lost,
+	 * but it is not known lost until an ACK echoes the probe's copy.
+	 */
+	mrc_cp_on_unsent(sk, cb);
+	cb->lost_pidx = cb->pidx;
+	cb->lost_xmit_us = cb->xmit_us;
+	cb->ack_req = 1;
+	mrc_xmit_data(sk, skb, i, now);
+	cb->probed = 1;
+	/* It repairs nothing known lost: neither it nor the duplicate it
+	 * may draw counts towards undoing a window reduction (see
+	 * mrc_rcv_ack()).
+	 */
+	msk->undo_retrans--;
+	msk->tlp_out = true;
+	msk->tlp_xmit_us = cb->xmit_us;
+	msk->tlp_first_us = cb->lost_xmit_us;
+	MRC_INC(sock_net(sk), TAIL_PROBES);
+	/* The RTO from now, as RFC 8985 (7.3) rearms it: it ends about one
+	 * ACK hold after the probe's PTO would, and left where it was it
+	 * fired just after the probe, before the probe's ACK could come.
+	 */
+	mrc_rto_restart(sk, U32_MAX);
+}
+
 /**
  * mrc_push() - send what the windows allow: repairs first, then new data,
- * then the FIN once everything is acknowledged
+ * then the FIN once everything is acknowledged; with packets in flight, a
+ * tail probe when one is due (mrc_tail_probe())
  * @sk: the socket, locked
  */
 void mrc_push(struct sock *sk)
@@ -725,12 +927,13 @@ void mrc_push(struct sock *sk)
 	if (!msk->outstanding && !timer_pending(&msk->rtx_timer))
 		msk->rto_deadline = jiffies + usecs_to_jiffies(mrc_rto_us(sk));
 	mrc_cp_refresh(sk);
-	mrc_retransmit_lost(sk);
+	mrc_retransmit_lost(sk, false);
 	mrc_send_new(sk, false);
 
 	if (msk->outstanding) {
 		if (!timer_pending(&msk->rtx_timer))
 			mrc_arm_rto(sk);
+		mrc_tail_probe(sk);
 	} else if (!skb_queue_empty(&sk->sk_write_queue)) {
 		/* Window closed: the timer probes it. */
 		if (!timer_pending(&msk->rtx_timer))
@@ -799,16 +1002,6 @@ void mrc_txq_release(struct sock *sk)
 	}
 }
 
-/* A path's timeout without the allowances that mrc_path_timeout_us() adds
- * for stalls: its RTT, four variations and its reordering window.
- */
-static u32 mrc_path_due_us(const struct mrc_sock *msk,
-			   const struct mrc_cpstate *cs)
-{
-	return max(cs->srtt_us, cs->rack_rtt_us) + 4 * cs->rttvar_us +
-	       mrc_reo_wnd_us(msk, cs);
-}
-
 /* How long a packet may go unacknowledged on its path before it counts as
  * lost although nothing sent later on the path was delivered. While the
  * peer acknowledges packets sent after this one on other paths, it is
@@ -841,6 +1034,36 @@ static u32 mrc_path_timeout_us(const struct mrc_sock *msk,
 	if (msk->rack_xmit_us && mrc_after(msk->rack_xmit_us, cb->xmit_us))
 		return base;
 	return base + cs->srtt_us + hold;
+}
+
+/**
+ * mrc_tail_repaired() - an ACK echoes a tail probe's copy, which filled
+ *	the hole the packet's first copy left
+ * @sk: the socket, locked
+ * @cb: the packet, just acknowledged (@cb->probed): @cb->lost_pidx and
+ *	@cb->lost_xmit_us name the first copy
+ *
+ * The first copy was lost on its path (or is later than the path's
+ * timeout and the probe's round trip together): the path is charged the
+ * loss, its late run grows (the failure detector), and the window is
+ * reduced, as for a loss declared by the path's timeout.
+ */
+void mrc_tail_repaired(struct sock *sk, const struct mrc_tx_cb *cb)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+	struct mrc_tx_cb first = *cb;
+	u32 tmo;
+
+	first.pidx = cb->lost_pidx;
+	first.xmit_us = cb->lost_xmit_us;
+	trace_mrc_pkt_lost(msk, cb->psn, mrc_cps(msk)->p[first.pidx].id,
+			   MRC_LOST_TAIL_PROBE);
+	MRC_INC(sock_net(sk), TAIL_PROBE_REPAIRS);
+	mrc_cp_charge_loss(sk, first.pidx, first.xmit_us);
+	mrc_cc_on_loss(sk, first.pidx);
+	tmo = mrc_path_timeout_us(msk, &mrc_cp_sts(msk)[first.pidx], &first, 0);
+	if (tmo)
+		mrc_cp_late(sk, &first, tmo);
 }
 
 /**
@@ -936,7 +1159,8 @@ static void mrc_late_scan(struct sock *sk, u32 now, unsigned long *after,
 
 	bitmap_zero(after, MRC_PATHS_PER_SET_MAX);
 	bitmap_zero(ontime, MRC_PATHS_PER_SET_MAX);
-	for (psn = msk->snd_una; mrc_before(psn, msk->snd_nxt); psn++) {
+	for (psn = msk->snd_una; mrc_psn_before(psn, msk->snd_nxt);
+	     psn = mrc_psn_add(psn, 1)) {
 		struct sk_buff *skb = mrc_txq_get(msk, psn);
 		const struct mrc_cpstate *cs;
 		struct mrc_tx_cb *cb;
@@ -1002,7 +1226,8 @@ static u32 mrc_late_wait(struct sock *sk, u32 now, const unsigned long *after,
 	u32 psn, wait = 0;
 
 	bitmap_zero(seen, MRC_PATHS_PER_SET_MAX);
-	for (psn = msk->snd_una; mrc_before(psn, msk->snd_nxt); psn++) {
+	for (psn = msk->snd_una; mrc_psn_before(psn, msk->snd_nxt);
+	     psn = mrc_psn_add(psn, 1)) {
 		struct sk_buff *skb = mrc_txq_get(msk, psn);
 		struct mrc_tx_cb *cb;
 		s32 left;
@@ -1063,7 +1288,8 @@ u32 mrc_detect_losses(struct sock *sk)
 	u32 pidx_waited = MRC_PIDX_NONE, late_wait = 0;
 	bool found = false, scanned = false, held = false;
 
-	for (psn = msk->snd_una; mrc_before(psn, msk->snd_nxt); psn++) {
+	for (psn = msk->snd_una; mrc_psn_before(psn, msk->snd_nxt);
+	     psn = mrc_psn_add(psn, 1)) {
 		struct sk_buff *skb = mrc_txq_get(msk, psn);
 		const struct mrc_cpstate *cs;
 		struct mrc_tx_cb *cb;
@@ -1180,24 +1406,6 @@ u32 mrc_detect_losses(struct sock *sk)
 	return found ? 0 : wait;
 }
 
-/* Start a new RTO from now, at least @wait_us away, without delaying a
- * timer armed earlier (the end of a reordering window, a poll, a local
- * drop's tick).
- */
-static void mrc_rto_restart(struct sock *sk, u32 wait_us)
-{
-	struct mrc_sock *msk = mrc_sk(sk);
-	u32 rto = mrc_rto_us(sk);
-
-	/* One jiffy past the window's end: its timer comes first. */
-	if (wait_us != U32_MAX && wait_us >= rto)
-		rto = wait_us + jiffies_to_usecs(1);
-	msk->rto_deadline = jiffies + usecs_to_jiffies(rto);
-	if (!timer_pending(&msk->rtx_timer) ||
-	    time_after(msk->rtx_timer.expires, msk->rto_deadline))
-		sk_reset_timer(sk, &msk->rtx_timer, msk->rto_deadline);
-}
-
 /* The RTO expired: declare lost what has been out longer than both the
  * RTO without backoff and its own path's timeout, and in any case the
  * oldest packet. Paths differ in delay, so packets young for their path
@@ -1215,7 +1423,8 @@ static void mrc_rto_fired(struct sock *sk)
 	MRC_INC(sock_net(sk), RTO);
 	msk->ssthresh = max_t(u32, mrc_inflight(msk) / 2, 2);
 	base = max(msk->rto_us, msk->path_rto_us);
-	for (psn = msk->snd_una; mrc_before(psn, msk->snd_nxt); psn++) {
+	for (psn = msk->snd_una; mrc_psn_before(psn, msk->snd_nxt);
+	     psn = mrc_psn_add(psn, 1)) {
 		struct sk_buff *skb = mrc_txq_get(msk, psn);
 		struct mrc_tx_cb *cb;
 		u32 tmo;
@@ -1274,7 +1483,11 @@ static void mrc_rto_fired(struct sock *sk)
 	msk->cwnd = 2;
 	msk->cwnd_cnt = 0;
 	msk->in_recovery = false;
-	mrc_retransmit_lost(sk);
+	/* The oldest goes whatever the window, as TCP retransmits the head
+	 * of its queue: packets young for their paths, still counted in
+	 * flight, may fill the two packets, and the RTO would send nothing.
+	 */
+	mrc_retransmit_lost(sk, true);
 }
 
 /* With data to send and no usable path (every one assumed bad, denied or
@@ -1327,7 +1540,8 @@ static bool mrc_outage(struct sock *sk)
  * mrc_rtx_timeout() - the retransmission timer fired
  * @sk: the socket, locked, not owned by a process
  *
- * Before the RTO deadline it is the end of a reordering window. After it,
+ * Before the RTO deadline it is the end of a reordering window, or a tail
+ * probe's timeout (mrc_tail_probe(), from mrc_push()). After it,
  * depending on the state: resend the SYN or SYNACK, retransmit what is
  * outstanding, probe a closed window, or resend the FIN. After the
  * documented number of retries the connection fails with ETIMEDOUT.

@@ -24,6 +24,8 @@
  * @MRC_LOST_NO_ROUTE: its path had no route
  * @MRC_LOST_QDISC_DROP: a local qdisc dropped it
  * @MRC_LOST_PATH_RETIRED: its path was retired with it in flight
+ * @MRC_LOST_TAIL_PROBE: a tail probe sent it again, and the ACK for the
+ *	probe's copy showed the first copy had not arrived
  */
 enum mrc_lost_reason {
 	MRC_LOST_RACK,
@@ -32,6 +34,7 @@ enum mrc_lost_reason {
 	MRC_LOST_NO_ROUTE,
 	MRC_LOST_QDISC_DROP,
 	MRC_LOST_PATH_RETIRED,
+	MRC_LOST_TAIL_PROBE,
 };
 
 struct mrc_reply {
@@ -69,6 +72,7 @@ int mrc_txq_alloc(struct sock *sk);
 void mrc_txq_release(struct sock *sk);
 void mrc_sndbuf_expand(struct sock *sk);
 void mrc_push(struct sock *sk);
+void mrc_tail_repaired(struct sock *sk, const struct mrc_tx_cb *cb);
 void mrc_send_limit_set(struct mrc_sock *msk, enum mrc_send_limit limit);
 u64 mrc_send_limit_us(const struct mrc_sock *msk, enum mrc_send_limit limit,
 		      unsigned long now);

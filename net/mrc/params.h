@@ -14,6 +14,7 @@ extern unsigned int mrc_max_retries;
 extern unsigned int mrc_syn_retries;
 extern unsigned int mrc_ack_every;
 extern unsigned int mrc_ack_delay_us;
+extern bool mrc_tail_probes;
 extern unsigned int mrc_auto_paths;
 extern unsigned int mrc_spray_burst;
 extern unsigned int mrc_probe_interval_ms;

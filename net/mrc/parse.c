@@ -44,6 +44,38 @@ unsigned int mrc_hdr_len(u8 type)
 	return 0;
 }
 
+/**
+ * mrc_psn_ok() - whether a header's PSN is in the PSN space
+ * @h: a header of a type mrc_hdr_len() knows, all of it in place
+ *
+ * Return: false if the DATA's PSN, the ACK's cum_psn, the NACK's PSN or
+ * the SYN's initial PSN has a bit above the %MRC_PSN_BITS that BTH will
+ * carry.
+ */
+bool mrc_psn_ok(const struct mrc_hdr *h)
+{
+	__be32 psn;
+
+	switch (h->type) {
+	case MRC_PKT_DATA:
+		psn = ((const struct mrc_data *)h)->psn;
+		break;
+	case MRC_PKT_ACK:
+		psn = ((const struct mrc_ack *)h)->cum_psn;
+		break;
+	case MRC_PKT_NACK:
+		psn = ((const struct mrc_nack *)h)->psn;
+		break;
+	case MRC_PKT_SYN:
+	case MRC_PKT_SYNACK:
+		psn = ((const struct mrc_syn *)h)->isn;
+		break;
+	default:
+		return true;
+	}
+	return !(be32_to_cpu(psn) & ~MRC_PSN_MASK);
+}
+
 /* An SRH must be well formed, finished (segments_left 0), and name our
  * address, the packet's destination, as its last segment; the IPv6 layer
  * only checked what it needed to forward the packet, and 6.1 exports no
@@ -154,7 +186,8 @@ bool mrc_sack_load(unsigned long *map, const __be64 *sack, u32 cum,
 		words[i] = be64_to_cpu(sack[i]);
 	bitmap_from_arr64(map, words, MRC_SACK_BITS);
 	last = find_last_bit(map, MRC_SACK_BITS);
-	return last >= MRC_SACK_BITS || (s32)(cum + 1 + last - snd_nxt) < 0;
+	return last >= MRC_SACK_BITS ||
+	       mrc_psn_before(mrc_psn_add(cum, 1 + last), snd_nxt);
 }
 
 /**

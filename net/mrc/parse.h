@@ -14,8 +14,10 @@
 #include <linux/types.h>
 
 struct in6_addr;
+struct mrc_hdr;
 
 unsigned int mrc_hdr_len(u8 type);
+bool mrc_psn_ok(const struct mrc_hdr *h);
 bool mrc_exthdrs_ok(const u8 *nh, unsigned int end);
 bool mrc_data_fields_ok(u32 mlen, u32 off, u32 plen, u32 mss, u32 seg_min,
 			u32 msn_ahead);

@@ -106,7 +106,8 @@ static void mrc_release_too_big(struct sock *sk, u32 i)
 	u32 over = mrc_data_overhead(mrc_cps(msk));
 	u32 mtu = mrc_cps(msk)->p[i].pmtu, psn, n = 0;
 
-	for (psn = msk->snd_una; mrc_before(psn, msk->snd_nxt); psn++) {
+	for (psn = msk->snd_una; mrc_psn_before(psn, msk->snd_nxt);
+	     psn = mrc_psn_add(psn, 1)) {
 		struct sk_buff *skb = mrc_txq_get(msk, psn);
 		struct mrc_tx_cb *cb;
 
@@ -143,7 +144,8 @@ static void mrc_conn_ptb(struct sock *sk, u16 ev, u32 psn, u32 mtu)
 	i = mrc_cp_find(mrc_cps(msk), ev);
 	skb = mrc_txq_get(msk, psn);
 	if (i < 0 || !skb || MRC_TX_CB(skb)->psn != psn ||
-	    mrc_before(psn, msk->snd_una) || !mrc_before(psn, msk->snd_nxt))
+	    mrc_psn_before(psn, msk->snd_una) ||
+	    !mrc_psn_before(psn, msk->snd_nxt))
 		goto drop;
 	MRC_INC(net, IN_PKT_TOO_BIG);
 	/* A smaller MTU than known: what was sent bigger is gone. */
@@ -240,7 +242,7 @@ void mrc_udp_err(struct sock *usk, struct sk_buff *skb, unsigned int udp)
 	psn = ntohl(d->psn);
 	ev = ntohs(d->h.ev);
 	bh_lock_sock(sk);
-	if (msk->rcid != ntohl(d->h.dcid)) {
+	if (msk->rcid != ntohl(d->h.dcid) || psn > MRC_PSN_MASK) {
 		MRC_INC(net, DROP_PKT_TOO_BIG);
 	} else if (!sock_owned_by_user(sk)) {
 		mrc_conn_ptb(sk, ev, psn, mtu);

@@ -352,19 +352,14 @@ static int mrc_accept(struct socket *sock, struct socket *newsock,
 	return mrc_do_accept(sock, newsock, MRC_ACCEPT_FLAGS);
 }
 
-static int mrc_connect(struct socket *sock, struct sockaddr *uaddr,
-		       int addr_len, int flags)
+/* A peer's address, as connect() and MRC_PEER take it.
+ *
+ * Return: its ipv6_addr_type(), or a negative errno.
+ */
+static int mrc_peer_addr_type(const struct sockaddr_mrc *sa)
 {
-	DEFINE_WAIT_FUNC(wait, woken_wake_function);
-	struct sockaddr_mrc *sa = (struct sockaddr_mrc *)uaddr;
-	struct sock *sk = sock->sk;
-	struct mrc_sock *msk = mrc_sk(sk);
-	struct in6_addr saddr;
-	long timeo;
-	int type, err;
+	int type;
 
-	if (addr_len < (int)sizeof(*sa))
-		return -EINVAL;
 	if (sa->smrc_family != mrc_family)
 		return -EAFNOSUPPORT;
 	type = ipv6_addr_type(&sa->smrc_addr);
@@ -373,6 +368,68 @@ static int mrc_connect(struct socket *sock, struct sockaddr *uaddr,
 		return -EINVAL;
 	if ((type & IPV6_ADDR_LINKLOCAL) && !sa->smrc_scope_id)
 		return -EINVAL;
+	return type;
+}
+
+/* What connect() and MRC_PEER share: the closed socket @sk becomes a
+ * connection to @sa (of address type @type), bound, routed, with the local
+ * id @id (0 for a random one) and first PSN @isn, and reachable by that id;
+ * in no state yet.
+ */
+static int mrc_conn_setup(struct sock *sk, const struct sockaddr_mrc *sa,
+			  int type, u32 id, u32 isn)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+	struct in6_addr saddr;
+	int err;
+
+	err = mrc_autobind(sk);
+	if (err)
+		return err;
+	if ((type & IPV6_ADDR_LINKLOCAL) && !sk->sk_bound_dev_if)
+		sk->sk_bound_dev_if = sa->smrc_scope_id;
+	msk->daddr = sa->smrc_addr;
+	msk->dport = sa->smrc_port;
+	saddr = msk->laddr;
+	err = mrc_cp_init(sk, GFP_KERNEL);
+	if (err)
+		return err;
+	msk->mss = mrc_route_mss(sk, &saddr);
+	if (!msk->mss)
+		return -ENETUNREACH;
+	msk->saddr = saddr;
+
+	mrc_tx_purge(sk);
+	mrc_rx_purge(sk);
+	mrc_conn_init(sk);
+	msk->fin = 0;
+	msk->rcid = 0;
+	msk->snd_isn = isn;
+	msk->snd_una = isn;
+	msk->snd_nxt = isn;
+	err = mrc_conn_hash(sk, id);
+	if (err)
+		return err;
+	WRITE_ONCE(sk->sk_err, 0);
+	sk->sk_shutdown = 0;
+	return 0;
+}
+
+static int mrc_connect(struct socket *sock, struct sockaddr *uaddr,
+		       int addr_len, int flags)
+{
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	struct sockaddr_mrc *sa = (struct sockaddr_mrc *)uaddr;
+	struct sock *sk = sock->sk;
+	struct mrc_sock *msk = mrc_sk(sk);
+	long timeo;
+	int type, err;
+
+	if (addr_len < (int)sizeof(*sa))
+		return -EINVAL;
+	type = mrc_peer_addr_type(sa);
+	if (type < 0)
+		return type;
 
 	lock_sock(sk);
 	switch (msk->state) {
@@ -403,37 +460,10 @@ static int mrc_connect(struct socket *sock, struct sockaddr *uaddr,
 		goto out;
 	}
 
-	err = mrc_autobind(sk);
+	err = mrc_conn_setup(sk, sa, type, 0,
+			     get_random_u32() & MRC_PSN_MASK);
 	if (err)
 		goto out;
-	if ((type & IPV6_ADDR_LINKLOCAL) && !sk->sk_bound_dev_if)
-		sk->sk_bound_dev_if = sa->smrc_scope_id;
-	msk->daddr = sa->smrc_addr;
-	msk->dport = sa->smrc_port;
-	saddr = msk->laddr;
-	err = mrc_cp_init(sk, GFP_KERNEL);
-	if (err)
-		goto out;
-	msk->mss = mrc_route_mss(sk, &saddr);
-	if (!msk->mss) {
-		err = -ENETUNREACH;
-		goto out;
-	}
-	msk->saddr = saddr;
-
-	mrc_tx_purge(sk);
-	mrc_rx_purge(sk);
-	mrc_conn_init(sk);
-	msk->fin = 0;
-	msk->rcid = 0;
-	msk->snd_isn = get_random_u32();
-	msk->snd_una = msk->snd_isn;
-	msk->snd_nxt = msk->snd_isn;
-	err = mrc_conn_hash(sk);
-	if (err)
-		goto out;
-	WRITE_ONCE(sk->sk_err, 0);
-	sk->sk_shutdown = 0;
 	mrc_set_state(sk, MRC_SYN_SENT);
 	sock->state = SS_CONNECTING;
 	mrc_send_syn(sk, MRC_PKT_SYN, 0);
@@ -977,12 +1007,85 @@ static int mrc_getsockopt(struct socket *sock, int level, int optname,
 	return 0;
 }
 
+/* MRC_PEER: connect with no handshake, to a peer set up out of band. */
+static int mrc_set_peer(struct socket *sock, sockptr_t optval,
+			unsigned int optlen)
+{
+	struct sock *sk = sock->sk;
+	struct mrc_sock *msk = mrc_sk(sk);
+	struct mrc_peer p;
+	int type, err;
+
+	if (optlen < sizeof(p))
+		return -EINVAL;
+	/* A longer struct from a later version: only if what it adds is
+	 * zero, as openat2() takes its struct, so that a field this one
+	 * does not know is never ignored.
+	 */
+	if (optlen > sizeof(p)) {
+		err = check_zeroed_sockptr(optval, sizeof(p),
+					   optlen - sizeof(p));
+		if (err <= 0)
+			return err ?: -E2BIG;
+	}
+	if (copy_from_sockptr(&p, optval, sizeof(p)))
+		return -EFAULT;
+	type = mrc_peer_addr_type(&p.addr);
+	if (type < 0)
+		return type;
+	if (p.local_qpn < MRC_QPN_MIN || p.local_qpn > MRC_QPN_MAX ||
+	    p.peer_qpn < MRC_QPN_MIN || p.peer_qpn > MRC_QPN_MAX ||
+	    p.local_psn > MRC_PSN_MAX || p.peer_psn > MRC_PSN_MAX ||
+	    (p.peer_mss && p.peer_mss < MRC_MSS_MIN) || p.flags)
+		return -EINVAL;
+
+	lock_sock(sk);
+	switch (msk->state) {
+	case MRC_CLOSED:
+		err = sock->state == SS_CONNECTED ? -EISCONN : 0;
+		break;
+	case MRC_SYN_SENT:
+		err = -EALREADY;
+		break;
+	case MRC_LISTEN:
+		err = -EINVAL;
+		break;
+	default:
+		err = -EISCONN;
+	}
+	if (err)
+		goto out;
+	err = mrc_conn_setup(sk, &p.addr, type, p.local_qpn, p.local_psn);
+	if (err)
+		goto out;
+	msk->rcid = p.peer_qpn;
+	msk->rcv_nxt = p.peer_psn;
+	/* It sends what the peer takes, and takes what its own route
+	 * carries, which is what the peer is told it takes.
+	 */
+	msk->snd_mss = min(msk->mss, p.peer_mss ?: msk->mss);
+	msk->peer_rwnd = p.peer_rwnd ?: mrc_rcv_wnd(sk);
+	msk->rwnd_seq = msk->snd_isn;
+	/* What a SYN would have offered the peer. */
+	msk->rcv_wnd_adv = mrc_rcv_wnd(sk);
+	msk->rcv_edge = msk->rcv_wnd_adv;
+	mrc_conn_established(sk);
+	sock->state = SS_CONNECTED;
+out:
+	release_sock(sk);
+	return err;
+}
+
 static int mrc_setsockopt(struct socket *sock, int level, int optname,
 			  sockptr_t optval, unsigned int optlen)
 {
 	u32 val;
 
-	if (level != SOL_MRC || optname != MRC_OUTAGE_TIMEOUT)
+	if (level != SOL_MRC)
+		return -ENOPROTOOPT;
+	if (optname == MRC_PEER)
+		return mrc_set_peer(sock, optval, optlen);
+	if (optname != MRC_OUTAGE_TIMEOUT)
 		return -ENOPROTOOPT;
 	if (optlen < sizeof(val))
 		return -EINVAL;
@@ -1143,7 +1246,7 @@ struct sock *mrc_child_create(struct sock *lsk, const struct in6_addr *laddr,
 	bh_unlock_sock(child);
 	local_bh_enable();
 	cmsk->saddr = saddr;
-	cmsk->snd_isn = get_random_u32();
+	cmsk->snd_isn = get_random_u32() & MRC_PSN_MASK;
 	cmsk->snd_una = cmsk->snd_isn;
 	cmsk->snd_nxt = cmsk->snd_isn;
 	cmsk->rwnd_seq = cmsk->snd_isn;
@@ -1158,7 +1261,7 @@ struct sock *mrc_child_create(struct sock *lsk, const struct in6_addr *laddr,
 		sock_put(child);
 		return NULL;
 	}
-	if (mrc_conn_hash(child)) {
+	if (mrc_conn_hash(child, 0)) {
 		MRC_INC(net, DROP_NOMEM);
 		sock_put(child);
 		return NULL;

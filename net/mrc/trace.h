@@ -31,6 +31,7 @@ TRACE_DEFINE_ENUM(MRC_LOST_RTO);
 TRACE_DEFINE_ENUM(MRC_LOST_NO_ROUTE);
 TRACE_DEFINE_ENUM(MRC_LOST_QDISC_DROP);
 TRACE_DEFINE_ENUM(MRC_LOST_PATH_RETIRED);
+TRACE_DEFINE_ENUM(MRC_LOST_TAIL_PROBE);
 TRACE_DEFINE_ENUM(MRC_NACK_TRIMMED);
 TRACE_DEFINE_ENUM(MRC_NACK_NO_BUFFER);
 
@@ -55,7 +56,8 @@ TRACE_DEFINE_ENUM(MRC_NACK_NO_BUFFER);
 			 { MRC_LOST_RTO, "rto" },		\
 			 { MRC_LOST_NO_ROUTE, "no-route" },	\
 			 { MRC_LOST_QDISC_DROP, "qdisc-drop" },	\
-			 { MRC_LOST_PATH_RETIRED, "path-retired" })
+			 { MRC_LOST_PATH_RETIRED, "path-retired" },	\
+			 { MRC_LOST_TAIL_PROBE, "tail-probe" })
 
 #define mrc_show_nack_reason(r)					\
 	__print_symbolic(r,					\
@@ -173,18 +175,23 @@ TRACE_EVENT(mrc_rto,
 			     __field(u32, snd_una)
 			     __field(u32, snd_nxt)
 			     __field(u32, rto_us)
-			     __field(u32, backoff)),
+			     __field(u32, backoff)
+			     __field(u32, path_rto_us)
+			     __field(u32, rack_excess_us)),
 	    TP_fast_assign(mrc_tp_conn(msk, __entry->saddr, __entry->daddr,
 				       &__entry->sport, &__entry->dport,
 				       &__entry->lcid);
 			   __entry->snd_una = msk->snd_una;
 			   __entry->snd_nxt = msk->snd_nxt;
 			   __entry->rto_us = msk->rto_us;
-			   __entry->backoff = msk->backoff),
-	    TP_printk(MRC_TP_CONN_FMT " snd_una=%u snd_nxt=%u rto_us=%u backoff=%u",
+			   __entry->backoff = msk->backoff;
+			   __entry->path_rto_us = msk->path_rto_us;
+			   __entry->rack_excess_us = msk->rack_excess_us),
+	    TP_printk(MRC_TP_CONN_FMT " snd_una=%u snd_nxt=%u rto_us=%u backoff=%u path_rto_us=%u rack_excess_us=%u",
 		      __entry->saddr, __entry->sport, __entry->daddr,
 		      __entry->dport, __entry->lcid, __entry->snd_una, __entry->snd_nxt,
-		      __entry->rto_us, __entry->backoff)
+		      __entry->rto_us, __entry->backoff, __entry->path_rto_us,
+		      __entry->rack_excess_us)
 );
 
 #endif /* _MRC_TRACE_H */

@@ -105,12 +105,13 @@ if [ $rc -ne 0 ]; then
 fi
 
 awk -F '\t' -v malformed=$((PI_MALFORMED)) -v errors="$tmp/bad" '
+# PSNs are 24 bits (mrc.rst, Sequence number arithmetic).
 function delta(p, ref, d) {
 	d = p - ref
 	if (d < 0)
-		d += 4294967296
-	if (d >= 2147483648)
-		d -= 4294967296
+		d += 16777216
+	if (d >= 8388608)
+		d -= 16777216
 	return d
 }
 
@@ -132,9 +133,9 @@ function psn_seen(s, p, d) {
 function psn(s, d, p) {
 	p = ref[s] + d
 	if (p < 0)
-		p += 4294967296
-	if (p >= 4294967296)
-		p -= 4294967296
+		p += 16777216
+	if (p >= 16777216)
+		p -= 16777216
 	return sprintf("%.0f", p)
 }
 
@@ -176,11 +177,11 @@ BEGIN {
 	split($2, version, ",")
 	all_data = nt > 0
 	for (i = 1; i <= nt; i++) {
-		if (version[i] == 1 && type[i] >= 1 && type[i] <= ntypes)
+		if (version[i] == 2 && type[i] >= 1 && type[i] <= ntypes)
 			count[type[i]]++
 		else
 			unknown++
-		if (version[i] != 1 || type[i] != 1)
+		if (version[i] != 2 || type[i] != 1)
 			all_data = 0
 	}
 	if (!all_data)

@@ -39,12 +39,12 @@
 
 local mrc = Proto("mrc", "Multipath Reliable Connection")
 
-local MRC_VERSION = 1
+local MRC_VERSION = 2
 local MRC_MSG_MAX = 4 * 1024 * 1024	-- uapi/linux/mrc.h
 local MRC_PORT = 4797
 local MRC_TRIM_DSCP = 11
 local HDR_LEN = 16			-- struct mrc_hdr
-local TWO32 = 4294967296
+local PSN_SPACE = 16777216		-- PSNs are 24 bits
 
 -- enum mrc_pkt_type
 local T_DATA, T_ACK, T_NACK, T_SYN, T_SYNACK = 1, 2, 3, 4, 5
@@ -78,7 +78,7 @@ local rst_reasons = {
 local f = {
 	-- struct mrc_hdr
 	version = ProtoField.uint8("mrc.version", "Version", base.DEC, nil, nil,
-		"MRC_VERSION (1); receivers drop other versions"),
+		"MRC_VERSION (2); receivers drop other versions"),
 	type = ProtoField.uint8("mrc.type", "Type", base.DEC, type_names, nil,
 		"Packet type (enum mrc_pkt_type)"),
 	flags = ProtoField.uint16("mrc.flags", "Flags", base.HEX, nil, nil,
@@ -437,7 +437,7 @@ local function ranges(psns)
 	while i <= #psns do
 		local j = i
 
-		while j < #psns and psns[j + 1] == (psns[j] + 1) % TWO32 do
+		while j < #psns and psns[j + 1] == (psns[j] + 1) % PSN_SPACE do
 			j = j + 1
 		end
 		if j == i then
@@ -473,7 +473,7 @@ local function dissect_sack(ctx, item, off, v)
 					set = w.hi ~= 0 and bit(w.hi, b - 32)
 				end
 				if set then
-					psns[#psns + 1] = (v.cum_psn + 1 + 64 * j + b) % TWO32
+					psns[#psns + 1] = (v.cum_psn + 1 + 64 * j + b) % PSN_SPACE
 				end
 			end
 			if j == 3 and bit(w.hi, 31) then
@@ -491,7 +491,7 @@ local function dissect_sack(ctx, item, off, v)
 	if #psns > 0 then
 		generated(ci, f.sack_ranges, map, ranges(psns))
 		for _, p in ipairs(psns) do
-			local j = math.floor(((p - v.cum_psn - 1) % TWO32) / 64)
+			local j = math.floor(((p - v.cum_psn - 1) % PSN_SPACE) / 64)
 
 			generated(ci, f.sack_psn, crange(ctx, off + 20 + 8 * j, 8), p)
 		end
@@ -720,7 +720,7 @@ local function dissect_batch(ctx, first)
 		   res.h.ev ~= first.h.ev then
 			bad = "connection ids or EV differ from the first packet's"
 		elseif last.v.psn and res.v.psn and
-		       res.v.psn ~= (last.v.psn + 1) % TWO32 then
+		       res.v.psn ~= (last.v.psn + 1) % PSN_SPACE then
 			bad = string.format("PSN %d does not follow %d", res.v.psn,
 				last.v.psn)
 		end
@@ -747,7 +747,7 @@ local function dissect_batch(ctx, first)
 	local total = k + more
 	local last_psn
 	if last.v.psn then
-		last_psn = (last.v.psn + more) % TWO32
+		last_psn = (last.v.psn + more) % PSN_SPACE
 	end
 	local item = first.item
 	local ti = generated(item, f.gso_segments, nil, total)

@@ -45,6 +45,44 @@ struct sockaddr_mrc {
 				 * usable path before ETIMEDOUT; 1..86400000;
 				 * default sysctl net.mrc.outage_timeout_ms
 				 */
+#define MRC_PEER	3	/* set: struct mrc_peer; connect with no
+				 * handshake
+				 */
+
+/* Connection ids (QPNs) that MRC_PEER accepts: 24 bits, 0 to 2 reserved. */
+#define MRC_QPN_MIN	3
+#define MRC_QPN_MAX	0xffffff
+/* The largest initial PSN. */
+#define MRC_PSN_MAX	0xffffff
+
+/**
+ * struct mrc_peer - a connection set up out of band (setsockopt MRC_PEER)
+ * @addr: the peer's address and port, as connect() takes them
+ * @local_qpn: this end's connection id, which the peer sends to
+ * @peer_qpn: the peer's connection id
+ * @local_psn: the first PSN this end sends
+ * @peer_psn: the first PSN the peer sends
+ * @peer_mss: the largest payload the peer takes in one packet, which this
+ *	end sends no more than; 0 for this end's own (the narrowest route of
+ *	its paths), which is what it takes
+ * @peer_rwnd: the peer's receive window at the start, bytes; 0 for the
+ *	window this end would offer itself
+ * @flags: 0
+ *
+ * The socket, unconnected, becomes connected at once, as a queue pair
+ * moved to RTS does; the peer does the same with the values swapped. A
+ * packet that reaches a peer not yet set up is answered by a reset.
+ */
+struct mrc_peer {
+	struct sockaddr_mrc	addr;
+	__u32			local_qpn;
+	__u32			peer_qpn;
+	__u32			local_psn;
+	__u32			peer_psn;
+	__u32			peer_mss;
+	__u32			peer_rwnd;
+	__u32			flags;
+};
 
 /* Connection states, as reported in mrc_info.mrci_state. */
 enum mrc_state {

@@ -448,6 +448,206 @@ TEST_F_TIMEOUT(pair, ten_thousand_in_order, 600)
 	EXPECT_EQ(10000ULL, info.mrci_msgs_received);
 }
 
+/* MRC_PEER: socket @fd connected with no handshake to [::1]:@port, as
+ * @local_qpn (starting at PSN @local_psn) to @peer_qpn (at @peer_psn).
+ */
+static int set_peer(int fd, unsigned short port, unsigned int local_qpn,
+		    unsigned int peer_qpn, unsigned int local_psn,
+		    unsigned int peer_psn)
+{
+	struct mrc_peer p = {
+		.addr = addr6("::1", port),
+		.local_qpn = local_qpn, .peer_qpn = peer_qpn,
+		.local_psn = local_psn, .peer_psn = peer_psn,
+	};
+
+	return setsockopt(fd, SOL_MRC, MRC_PEER, &p, sizeof(p));
+}
+
+/* A socket bound to [::1]:0, its port in *@port. */
+static int bound_socket(unsigned short *port)
+{
+	struct sockaddr_mrc sa = addr6("::1", 0);
+	socklen_t len = sizeof(sa);
+	int fd = socket(family(), SOCK_SEQPACKET, 0);
+
+	if (fd < 0)
+		return -1;
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    getsockname(fd, (struct sockaddr *)&sa, &len)) {
+		close(fd);
+		return -1;
+	}
+	*port = ntohs(sa.smrc_port);
+	set_timeouts(fd, 10);
+	return fd;
+}
+
+/* From @tx to @rx: a burst of 64 small messages, then 40 of 150,000 bytes
+ * (three packets each over loopback) one at a time; every byte checked.
+ */
+static void peer_traffic(struct __test_metadata *_metadata, int tx, int rx,
+			 unsigned int seed)
+{
+	static unsigned char out[150000], in[150001];
+	int i;
+
+	for (i = 0; i < 64; i++) {
+		fill(out, 100, seed + i);
+		ASSERT_EQ(100, send(tx, out, 100, 0));
+	}
+	for (i = 0; i < 64; i++) {
+		fill(out, 100, seed + i);
+		ASSERT_EQ(100, recv(rx, in, sizeof(in), 0))
+			TH_LOG("message %d: %s", i, strerror(errno));
+		ASSERT_EQ(0, memcmp(in, out, 100)) TH_LOG("message %d", i);
+	}
+	for (i = 0; i < 40; i++) {
+		fill(out, sizeof(out), seed + 64 + i);
+		ASSERT_EQ((ssize_t)sizeof(out), send(tx, out, sizeof(out), 0));
+		ASSERT_EQ((ssize_t)sizeof(out), recv(rx, in, sizeof(in), 0))
+			TH_LOG("message %d: %s", 64 + i, strerror(errno));
+		ASSERT_EQ(0, memcmp(in, out, sizeof(out))) TH_LOG("message %d", 64 + i);
+	}
+}
+
+/* Options MRC_PEER refuses, each with its errno. */
+TEST(peer_refusals)
+{
+	unsigned short pa, pb, pl;
+	int a = bound_socket(&pa), b = bound_socket(&pb);
+	int l = listener(&pl), c = socket(family(), SOCK_SEQPACKET, 0);
+	struct mrc_peer p = {
+		.addr = addr6("::1", pb), .local_qpn = 0x5eed11,
+		.peer_qpn = 0x5eed12,
+	};
+	struct mrc_peer q;
+	struct {
+		struct mrc_peer p;
+		unsigned char more[8];
+	} big;
+	struct {
+		const char *what;
+		unsigned int *field, value;
+		int err;
+	} bad[] = {
+		{ "a reserved local QPN", &q.local_qpn, 2, EINVAL },
+		{ "a local QPN over 24 bits", &q.local_qpn, 0x1000000, EINVAL },
+		{ "a reserved peer QPN", &q.peer_qpn, 0, EINVAL },
+		{ "a peer QPN over 24 bits", &q.peer_qpn, 0x1000000, EINVAL },
+		{ "a local PSN over 24 bits", &q.local_psn, 0x1000000, EINVAL },
+		{ "a peer PSN over 24 bits", &q.peer_psn, 0x1000000, EINVAL },
+		{ "a peer MSS below the floor", &q.peer_mss, 100, EINVAL },
+		{ "flags", &q.flags, 1, EINVAL },
+	};
+	unsigned int i;
+
+	ASSERT_LE(0, a);
+	ASSERT_LE(0, b);
+	ASSERT_LE(0, l);
+	ASSERT_LE(0, c);
+	EXPECT_EQ(-1, setsockopt(a, SOL_MRC, MRC_PEER, &p, sizeof(p) - 1));
+	EXPECT_EQ(EINVAL, errno);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		q = p;
+		*bad[i].field = bad[i].value;
+		EXPECT_EQ(-1, setsockopt(a, SOL_MRC, MRC_PEER, &q, sizeof(q)))
+			TH_LOG("%s accepted", bad[i].what);
+		EXPECT_EQ(bad[i].err, errno) TH_LOG("%s", bad[i].what);
+	}
+	q = p;
+	q.addr.smrc_port = 0;
+	EXPECT_EQ(-1, setsockopt(a, SOL_MRC, MRC_PEER, &q, sizeof(q)));
+	EXPECT_EQ(EINVAL, errno);
+	q = p;
+	q.addr.smrc_family = AF_INET6;
+	EXPECT_EQ(-1, setsockopt(a, SOL_MRC, MRC_PEER, &q, sizeof(q)));
+	EXPECT_EQ(EAFNOSUPPORT, errno);
+	EXPECT_EQ(-1, setsockopt(l, SOL_MRC, MRC_PEER, &p, sizeof(p)));
+	EXPECT_EQ(EINVAL, errno);
+	/* A longer struct: only with nothing but zeros past this one. */
+	memset(&big, 0, sizeof(big));
+	big.p = p;
+	big.more[5] = 1;
+	EXPECT_EQ(-1, setsockopt(a, SOL_MRC, MRC_PEER, &big, sizeof(big)));
+	EXPECT_EQ(E2BIG, errno);
+	big.more[5] = 0;
+	/* Taken, then in use. */
+	ASSERT_EQ(0, setsockopt(a, SOL_MRC, MRC_PEER, &big, sizeof(big)));
+	EXPECT_EQ(-1, setsockopt(c, SOL_MRC, MRC_PEER, &p, sizeof(p)));
+	EXPECT_EQ(EADDRINUSE, errno);
+	EXPECT_EQ(-1, setsockopt(a, SOL_MRC, MRC_PEER, &p, sizeof(p)));
+	EXPECT_EQ(EISCONN, errno);
+	close(c);
+	close(l);
+	close(b);
+	close(a);
+}
+
+static unsigned long mib(const char *name);
+
+/* MRC_PEER connects two sockets with no handshake, each given the other's
+ * QPN and first PSN, as queue pairs set up out of band are. A starts 64
+ * PSNs short of 2^24, so that its first 3-packet message straddles the
+ * wrap; B 3 short, so that its burst of small messages does. Nothing is
+ * retransmitted over loopback. Then each end shuts down in turn. A pair
+ * given each other's PSNs wrong delivers nothing.
+ */
+TEST(peer_no_handshake_across_psn_wrap)
+{
+	unsigned long probes, retrans;
+	unsigned short pa, pb, pd, pe;
+	int a = bound_socket(&pa), b = bound_socket(&pb);
+	int d = bound_socket(&pd), e = bound_socket(&pe);
+	struct mrc_info info;
+	char buf[16];
+
+	ASSERT_LE(0, a);
+	ASSERT_LE(0, b);
+	ASSERT_LE(0, d);
+	ASSERT_LE(0, e);
+	ASSERT_EQ(0, set_peer(a, pb, 0x5eed01, 0x5eed02, 0xffffff - 64,
+			      0xffffff - 3)) TH_LOG("MRC_PEER: %s", strerror(errno));
+	ASSERT_EQ(0, set_peer(b, pa, 0x5eed02, 0x5eed01, 0xffffff - 3,
+			      0xffffff - 64)) TH_LOG("MRC_PEER: %s", strerror(errno));
+	ASSERT_EQ(0, get_info(a, &info));
+	EXPECT_EQ(MRC_ESTABLISHED, info.mrci_state);
+	EXPECT_EQ(0x5eed01U, info.mrci_local_cid);
+	EXPECT_EQ(0x5eed02U, info.mrci_remote_cid);
+
+	probes = mib("TailProbes");
+	peer_traffic(_metadata, a, b, 1);
+	peer_traffic(_metadata, b, a, 1000);
+	probes = mib("TailProbes") - probes;
+	/* Nothing lost across the wrap: any retransmission is a tail probe,
+	 * which a host that did not run for a moment may send in vain.
+	 */
+	ASSERT_EQ(0, get_info(b, &info));
+	EXPECT_EQ(104ULL, info.mrci_msgs_received);
+	retrans = info.mrci_pkts_retrans;
+	ASSERT_EQ(0, get_info(a, &info));
+	EXPECT_EQ(104ULL, info.mrci_msgs_received);
+	retrans += info.mrci_pkts_retrans;
+	EXPECT_GE(probes, retrans);
+
+	ASSERT_EQ(0, shutdown(a, SHUT_WR));
+	EXPECT_EQ(0, recv(b, buf, sizeof(buf), 0));
+	ASSERT_EQ(0, shutdown(b, SHUT_WR));
+	EXPECT_EQ(0, recv(a, buf, sizeof(buf), 0));
+
+	/* E expects D's PSNs 1,000 further on: beyond its window. */
+	set_timeouts(e, 2);
+	ASSERT_EQ(0, set_peer(d, pe, 0x5eed03, 0x5eed04, 100, 200));
+	ASSERT_EQ(0, set_peer(e, pd, 0x5eed04, 0x5eed03, 200, 1100));
+	ASSERT_EQ(5, send(d, "hello", 5, 0));
+	EXPECT_EQ(-1, recv(e, buf, sizeof(buf), 0));
+	EXPECT_EQ(EAGAIN, errno);
+	close(e);
+	close(d);
+	close(b);
+	close(a);
+}
+
 TEST(refused)
 {
 	unsigned short port;

@@ -294,7 +294,7 @@ test_pcap_udp() {
 s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
 s.bind((sys.argv[1], 40123))
 for i in range(3):
-	s.sendto(bytes([1, 5]) + bytes(30), (sys.argv[2], int(sys.argv[3])))' "$H1" "$H2" "$UDP_PORT" || rc=1
+	s.sendto(bytes([2, 5]) + bytes(30), (sys.argv[2], int(sys.argv[3])))' "$H1" "$H2" "$UDP_PORT" || rc=1
 	# sendto() returns before the datagrams reach the spine.
 	wait_for 10 pcap_check "$cap" 'len(d) == 3' --udp-port "$UDP_PORT" > /dev/null || rc=1
 	fab_capture_stop "$cap" || rc=1
@@ -302,7 +302,7 @@ for i in range(3):
 	[ "$rc" -eq 0 ] || return 1
 	pcap_check "$cap" "d == [{'segs': ['$sid', '$H2'], 'sport': 40123, 'flowlabel': d[0]['flowlabel'],
 		'count': 3}]" --udp-port "$UDP_PORT" --summary || return 1
-	pcap_check "$cap" "all(p['dport'] == $UDP_PORT and p['mrc'] == {'version': 1, 'type': 5} and
+	pcap_check "$cap" "all(p['dport'] == $UDP_PORT and p['mrc'] == {'version': 2, 'type': 5} and
 		p['udp_len'] == 40 and p['srh']['segments_left'] == 0 and p['dst'] == '$H2' for p in d)" \
 		--udp-port "$UDP_PORT"
 }

@@ -29,7 +29,9 @@
 # cut the window and retire nothing (15), a blackhole retires its path
 # alone after fail_losses losses, with no RTO (16), and the peer's ACKs
 # held up on every plane at once are a delay of everyone's: path
-# timeouts are held for it, and no path is retired (17).
+# timeouts are held for it, and no path is retired (17); and a blackhole
+# under ping-pong, where the connection idles between messages, retires
+# its path all the same (18).
 
 # Test functions run through run_test, which shellcheck cannot follow;
 # awk programs are in single quotes on purpose.
@@ -449,6 +451,36 @@ blackhole_detect() {
 	return "$rc"
 }
 
+# A blackhole under ping-pong: each message goes out once the last one's
+# echo is in, so the connection is idle between messages, and the failed
+# path, its credits gone, gets a packet of a message now and then. Its
+# losses must retire it all the same, and no other path.
+test_blackhole_pingpong() {
+	with_rto_min 200 blackhole_pingpong
+}
+
+blackhole_pingpong() {
+	local rc=0 c
+
+	reset_paths || return 1
+	# shellcheck disable=SC2086 # a list of names
+	c=$(counters $DETECTOR)
+	start --pingpong || { echo "the transfer did not start"; return 1; }
+	fab_exec_host 1 tc qdisc replace dev p3 root netem loss 100%
+	kill -0 "$CLIENT_PID" 2>/dev/null ||
+		{ echo "the transfer ended before the failure"; rc=1; }
+	wait_for 60 state_is 3 assumed-bad ||
+		{ echo "path 3 was not retired while the transfer ran"; rc=1; }
+	case3_heal
+	finish || rc=1
+	stop_monitor
+	show_deltas "$c"
+	grep -a "assumed-bad" "$tmp/monitor" | sed 's/^/monitor: /'
+	seen_event 3 good assumed-bad loss || { echo "path 3 was not retired"; rc=1; }
+	seen_event "[124]" good assumed-bad loss && { echo "another path was retired"; rc=1; }
+	return "$rc"
+}
+
 # with_rto_bounds MIN MAX CMD...: run CMD with the module's rto_min_ms and
 # rto_max_ms set to MIN and MAX ms, restored afterwards; CMD's status.
 with_rto_bounds() {
@@ -597,17 +629,27 @@ min_good_seen() {
 # window (RetireAtFloor); no fewer than 3 paths are ever good, and every
 # message arrives.
 test_min_active() {
-	local rc=0 floor0 low
+	local rc=0 floor0 low c
 
 	reset_paths || return 1
 	fab_exec_host 1 "$MRC" pathset set "$H2_ADDR"/128 min-active 3 || return 1
 	floor0=$(mib RetireAtFloor)
-	start || { echo "the transfer did not start"; return 1; }
+	# shellcheck disable=SC2086 # a list of names
+	c=$(counters $DETECTOR TailProbes TailProbeRepairs)
+	# Three times the usual transfer: the second broken path is due for
+	# retirement only after fail_losses of its packets have been declared
+	# lost and it has been silent for three of its timeouts, and the
+	# transfer must still be running then, on two planes, however the
+	# retirement of the first delayed it (once, the usual one ended first).
+	start -n $((COUNT * 3)) || { echo "the transfer did not start"; return 1; }
 	fab_link_qdisc 1 2 up netem loss 100%
 	fab_link_qdisc 1 3 up netem loss 100%
 	wait_for 60 mib_above RetireAtFloor "$floor0" ||
 		{ echo "RetireAtFloor did not rise"; rc=1; }
 	echo "paths 2 and 3 at the floor: $(path_state 2), $(path_state 3)"
+	kill -0 "$CLIENT_PID" 2>/dev/null || echo "the transfer ended during the failure"
+	show_deltas "$c"
+	fab_exec_host 1 "$MRC" -s path show | sed 's/^/paths: /'
 	fab_link_shape 1 2 up "$LINK_RATE"
 	fab_link_shape 1 3 up "$LINK_RATE"
 	finish || rc=1
@@ -896,4 +938,5 @@ run_test "a jittery, lossless plane: no path retired, under 1% retransmitted" te
 run_test "congestion drops on one plane: window cuts, the path kept" test_congestion
 run_test "a blackhole: its path alone retired after fail_losses losses, no RTO" test_blackhole_detect
 run_test "the peer's ACKs held up on every plane: timeouts held, no path retired" test_ack_delay
+run_test "a blackhole under ping-pong: its path retired all the same" test_blackhole_pingpong
 ktap_end

@@ -39,7 +39,8 @@ import time
 
 import trim_tool
 from mrc_pkt import (ACK, DATA, HDR, HDR_LEN, MRC_PORT, MSG_MAX, VERSION,
-                     WND, ack, data, hdr, nack, probe, rst, syn)
+                     WND, ack, data, hdr, nack, probe, rst, syn,
+                     wide_psn)
 from scapy.all import (Ether, IPv6, IPv6ExtHdrSegmentRouting, Raw, UDP,
                        conf, sendp, sniff)
 
@@ -192,7 +193,7 @@ class Attack:
             frames.append(f)
         self.case("bad UDP checksums", "h2", frames, {"DropCsum": 5})
         frames = [t.make(hdr(DATA, h2, h1, version=v) + bytes(20))
-                  for v in (0, 2, 255)]
+                  for v in (0, 1, 255)]   # 1: PSNs of 32 bits
         self.case("unknown versions", "h2", frames, {"DropVersion": 3})
         frames = [t.make(hdr(typ, h2, h1) + bytes(64)) for typ in (0, 10, 255)]
         self.case("unknown types", "h2", frames, {"DropType": 3})
@@ -212,7 +213,7 @@ class Attack:
         # A message of tiny packets would make a receiver hold many times
         # its size: below the floor (1060 bytes), no connection.
         n = 20
-        frames = [t.make(syn(random.getrandbits(32) | 1,
+        frames = [t.make(syn(random.randrange(3, 1 << 24),
                              random.randrange(1024, 65536),
                              self.a.listen_port, mss))
                   for mss in (0, 64, 536, 1059) for _ in range(n // 4)]
@@ -220,7 +221,7 @@ class Attack:
                   frames, {"DropSmallMss": n},
                   lambda d: not d.get("OutSyns", 0) and
                   not d.get("PassiveOpens", 0))
-        frames = [t.make(syn(random.getrandbits(32) | 1,
+        frames = [t.make(syn(random.randrange(3, 1 << 24),
                              random.randrange(1024, 65536),
                              self.a.listen_port))
                   for _ in range(500)]
@@ -263,6 +264,12 @@ class Attack:
         frames = [t.make(data(h2, h1, nxt + WND + 1000 + i, self.msn, 0, 100,
                               bytes(100))) for i in range(5)]
         self.case("PSNs beyond the window", "h2", frames, {"DropPsnWindow": 5})
+        frames = [t.make(wide_psn(data(h2, h1, nxt + i, self.msn, 0, 100,
+                                       bytes(100)))) for i in range(3)]
+        frames += [t.make(wide_psn(syn(h1, 40000 + i, 1)))
+                   for i in range(2)]
+        self.case("DATA and SYNs whose PSN does not fit 24 bits", "h2",
+                  frames, {"DropPsnWindow": 5})
         # Far behind is a duplicate: a retransmitted packet's first copy
         # may arrive that late.
         frames = [t.make(data(h2, h1, nxt - WND - 1000 - i, self.msn, 0, 100,
@@ -295,6 +302,10 @@ class Attack:
         self.case("NACKs for unsent PSNs", "h1",
                   [u.make(nack(h1, h2, nxt + 5 + i)) for i in range(5)],
                   {"DropNack": 5})
+        self.case("ACKs and NACKs whose PSN does not fit 24 bits", "h1",
+                  [u.make(wide_psn(ack(h1, h2, nxt))) for i in range(3)] +
+                  [u.make(wide_psn(nack(h1, h2, nxt))) for i in range(2)],
+                  {"DropPsnWindow": 5})
         # Last: the receiver is left holding part of a message that
         # never completes, and its ACKs cover PSNs its peer never sent.
         self.zero_window()
@@ -350,10 +361,10 @@ class Attack:
                 dcid, scid = (h2, guess) if right else (guess, h1)
                 kind = random.randrange(3)
                 if kind == 0:
-                    pl = data(dcid, scid, random.getrandbits(32), 0, 0, 100,
+                    pl = data(dcid, scid, random.getrandbits(24), 0, 0, 100,
                               bytes(100))
                 elif kind == 1:
-                    pl = ack(dcid, scid, random.getrandbits(32))
+                    pl = ack(dcid, scid, random.getrandbits(24))
                 else:
                     pl = rst(dcid, scid)
                 frames.append(t.make(pl))
@@ -386,7 +397,7 @@ class Attack:
         DATA packet far ahead of the window makes the receiver say it."""
         self.learn_data_template()
         probe = self.to_h2.make(data(self.h2_cid, self.h1_cid,
-                                     (self.psn + (1 << 31) - 1) & 0xffffffff,
+                                     (self.psn + (1 << 23) - 1) & 0xffffff,
                                      self.msn, 0, 1, b"x"))
         # The sender's address: the one its data came from.
         sender = self.to_h2.frame[IPv6].src

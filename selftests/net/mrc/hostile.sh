@@ -55,6 +55,7 @@ ACTIVE_CASES=(
 )
 IDLE_CASES=(
 	"PSNs beyond the window"
+	"DATA and SYNs whose PSN does not fit 24 bits"
 	"PSNs long before the cumulative point"
 	"message lengths, offsets and numbers outside the message"
 	"a trimmed DSCP on a full packet (not delivered: NACKed)"
@@ -62,6 +63,7 @@ IDLE_CASES=(
 	"ACKs for PSNs never sent"
 	"SACK bitmaps that cover unsent PSNs"
 	"NACKs for unsent PSNs"
+	"ACKs and NACKs whose PSN does not fit 24 bits"
 	"DATA past the advertised window (refused as a zero window)"
 )
 

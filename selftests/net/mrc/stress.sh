@@ -133,7 +133,7 @@ from mrc_pkt import MRC_PORT, syn
 s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
 s.bind(("2001:db8::99", 0))
 for _ in range(int(sys.argv[3])):
-    s.sendto(syn(random.getrandbits(32) | 1, random.randrange(1024, 65536),
+    s.sendto(syn(random.randrange(3, 1 << 24), random.randrange(1024, 65536),
                  int(sys.argv[4])), (sys.argv[2], MRC_PORT))' \
 		"$MRC_SELFTEST_DIR" "$MRC_ADDR_B" "$n" "$port" || rc=1
 	sleep 1

@@ -4,7 +4,8 @@
 # Data transfer between two network namespaces joined by a veth pair:
 # message sizes around one packet and up to MRC_MSG_MAX, order and content
 # of 10,000 messages, the same under netem loss, reordering, duplication and
-# jitter (with the OutRetrans counter checked), 1,000 connections at
+# jitter (with the OutRetrans counter checked), lost tails found by a
+# probe rather than the RTO, 1,000 connections at
 # once, and flowcells sent and received as GSO batches. mrcperf does the
 # transfers: every message is checked for loss,
 # duplication, reordering and corruption, and both ends must agree on what
@@ -275,6 +276,86 @@ test_batches() {
 	return "$rc"
 }
 
+# tail_round: a ping-pong of TAIL_ROUNDS 1000-byte messages with every
+# fourth DATA packet A sends dropped as it reaches B (a tc filter on the
+# MRC type byte, just past the IPv6 and UDP headers: the automatic paths
+# of a namespace pair carry no SRH; at A's egress the drop would be
+# reported to the sender, a local drop), verified. Each message is the tail
+# of its flight: nothing sent after it can reveal its loss. Prints the
+# RtoFired, TailProbes and TailProbeRepairs it added in A, and the drops,
+# or why it could not run (and returns KSFT_SKIP when tc cannot drop
+# every fourth packet).
+TAIL_ROUNDS=200
+tail_round() {
+	local r0 t0 p0 r1 t1 p1 drops rc=0
+
+	ip netns exec "$NS_B" tc qdisc add dev veth-b clsact || return 1
+	if ! ip netns exec "$NS_B" tc filter add dev veth-b ingress pref 1 \
+		protocol ipv6 u32 match ip6 protocol 17 0xff match u8 1 0xff at 49 \
+		action gact pass random determ drop 4; then
+		echo "tc cannot drop every fourth packet (gact random determ)"
+		ip netns exec "$NS_B" tc qdisc del dev veth-b clsact
+		return "$KSFT_SKIP"
+	fi
+	r0=$(mrc_mib "$NS_A" RtoFired)
+	t0=$(mrc_mib "$NS_A" TailProbes)
+	p0=$(mrc_mib "$NS_A" TailProbeRepairs)
+	transfer --pingpong -l 1000 -n "$TAIL_ROUNDS" >&2 || rc=1
+	r1=$(mrc_mib "$NS_A" RtoFired)
+	t1=$(mrc_mib "$NS_A" TailProbes)
+	p1=$(mrc_mib "$NS_A" TailProbeRepairs)
+	# shellcheck disable=SC2016 # awk's own fields
+	drops=$(ip netns exec "$NS_B" tc -s filter show dev veth-b ingress |
+		awk '/dropped/ { for (i = 1; i < NF; i++) if ($i == "(dropped") { print $(i + 1) + 0; exit } }')
+	ip netns exec "$NS_B" tc qdisc del dev veth-b clsact
+	echo "$((r1 - r0)) $((t1 - t0)) $((p1 - p0)) ${drops:-0}"
+	return "$rc"
+}
+
+# A lost tail is found by a probe, not by the RTO: the same drops with
+# tail_probes off (which must cost RTOs, or the case shows nothing) and on.
+# A probe's copy that fills the hole charges the first copy's loss to its
+# path (TailProbeRepairs); only a probe can.
+test_tail_probe() {
+	local param=/sys/module/mrc/parameters/tail_probes old out rc=0
+	local rto_off probes_off rep_off drops_off rto_on probes_on rep_on drops_on
+
+	old=$(cat "$param")
+	echo N > "$param"
+	out=$(tail_round)
+	rc=$?
+	echo "$old" > "$param"
+	[ "$rc" -eq 0 ] || { echo "$out"; return "$rc"; }
+	read -r rto_off probes_off rep_off drops_off <<< "$out"
+	out=$(tail_round) || { echo "$out"; return 1; }
+	read -r rto_on probes_on rep_on drops_on <<< "$out"
+	echo "tail_probes N: $drops_off drops, RtoFired +$rto_off, TailProbes +$probes_off, TailProbeRepairs +$rep_off"
+	echo "tail_probes Y: $drops_on drops, RtoFired +$rto_on, TailProbes +$probes_on, TailProbeRepairs +$rep_on"
+	if [ "$drops_off" -lt $((TAIL_ROUNDS / 8)) ] || [ "$drops_on" -lt $((TAIL_ROUNDS / 8)) ]; then
+		echo "the filter dropped too little"
+		rc=1
+	fi
+	if [ "$probes_off" -ne 0 ] || [ "$rep_off" -ne 0 ] ||
+	   [ "$rto_off" -lt $((drops_off / 2)) ]; then
+		echo "without probes, each lost tail should have cost an RTO"
+		rc=1
+	fi
+	# A probe that the peer's late ACK makes unnecessary is allowed;
+	# an RTO for a tail the probe repairs is not, bar a few for a guest
+	# that did not run for a while.
+	if [ "$probes_on" -lt $((drops_on / 2)) ] || [ "$rto_on" -gt $((rto_off / 2)) ]; then
+		echo "with probes, the lost tails should have been probed, not timed out"
+		rc=1
+	fi
+	# Every probe that arrived where its first copy had not was that
+	# copy's loss, bar those whose ACK was lost as well.
+	if [ "$rep_on" -lt $((probes_on / 4)) ] || [ "$rep_on" -gt "$probes_on" ]; then
+		echo "the probes' repairs should have been charged to the paths"
+		rc=1
+	fi
+	return "$rc"
+}
+
 # name, the counter the impairment must raise, netem arguments. Jitter
 # reorders too: each packet is delayed on its own.
 NETEM_CASES=(
@@ -296,7 +377,7 @@ mrc_loaded || { echo "mrc.ko is not loaded"; exit "$KSFT_SKIP"; }
 command -v tc > /dev/null || { echo "tc is not installed"; exit "$KSFT_SKIP"; }
 [ -x "$MRCPERF" ] || { echo "$MRCPERF is missing: run make tools"; exit "$KSFT_FAIL"; }
 
-ktap_begin $((${#SIZES[@]} + 5 + 2 * ${#NETEM_CASES[@]}))
+ktap_begin $((${#SIZES[@]} + 6 + 2 * ${#NETEM_CASES[@]}))
 echo "# seed $SEED (MRC_SEED=$SEED repeats it), namespaces $NS_A and $NS_B"
 if ! setup; then
 	echo "# setup of the namespaces failed"
@@ -320,4 +401,5 @@ run_test "reverse (-R) under netem loss 5%: 4 connections, the server sends 9000
 run_test "interval reports (-i) add up to the 36 MB sent" test_intervals
 run_test "1000 connections, 1000-byte messages x 5 each" test_1000_connections
 run_test "flowcells: GSO batches by default, none with spray_burst 1" test_batches
+run_test "a lost tail: probed, not left to the RTO" test_tail_probe
 ktap_end

@@ -3,7 +3,8 @@
  * fuzz_packet: what the receive path checks before it looks for a
  * connection (net/mrc/parse.c, built as the module builds it): the
  * extension headers between IPv6 and UDP, with the SRH, then the MRC
- * header's length for its type and, for DATA, the message fields.
+ * header's length for its type, whether its PSN fits 24 bits and, for
+ * DATA, the message fields.
  *
  * Input: two bytes, little endian, giving the UDP header's offset as the
  * IPv6 layer found it (at least the IPv6 header, within the packet), then
@@ -54,7 +55,20 @@ int mrc_fuzz_one(const u8 *data, size_t size)
 	hl = mrc_hdr_len(h->type);
 	if (hl && hl < sizeof(*h))
 		abort();
-	if (h->type != MRC_PKT_DATA || size < off + hl)
+	if (!hl || size < off + hl)
+		return 0;
+	/* A PSN is accepted exactly when it fits 24 bits. */
+	if (h->type == MRC_PKT_DATA || h->type == MRC_PKT_NACK ||
+	    h->type == MRC_PKT_ACK || h->type == MRC_PKT_SYN ||
+	    h->type == MRC_PKT_SYNACK) {
+		const u8 *f = (const u8 *)h + sizeof(*h) +
+			(h->type == MRC_PKT_SYN || h->type == MRC_PKT_SYNACK ?
+			 4 : 0);
+
+		if (mrc_psn_ok(h) != !f[0])
+			abort();
+	}
+	if (h->type != MRC_PKT_DATA)
 		return 0;
 	d = (const struct mrc_data *)h;
 	{

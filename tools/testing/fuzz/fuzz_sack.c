@@ -3,9 +3,10 @@
  * fuzz_sack: the SACK scoreboard of both ends (net/mrc/parse.c, built as
  * the module builds it), each held against a plain model.
  *
- * Input: cum_psn and the sender's next PSN (4 bytes each, big endian) and
- * an ACK's 4 SACK words (32 bytes): unless cum_psn is after the next PSN
- * (dropped before), mrc_sack_load() must accept the map exactly when
+ * Input: cum_psn and the sender's next PSN (4 bytes each, big endian, of
+ * which the low 24 bits count: the receive path drops a PSN with more)
+ * and an ACK's 4 SACK words (32 bytes): unless cum_psn is after the next
+ * PSN (dropped before), mrc_sack_load() must accept the map exactly when
  * every PSN it names was sent, and then load it bit for bit.
  * The rest of the input is a sequence of PSN offsets (one byte each, 0 to
  * 255 from the receiver's cumulative point) arriving at a receiver:
@@ -33,17 +34,18 @@ static void check_ack(const u8 *in)
 
 	memcpy(&cum, in, 4);
 	memcpy(&nxt, in + 4, 4);
-	cum = be32toh(cum);
-	nxt = be32toh(nxt);
+	cum = be32toh(cum) & 0xffffff;
+	nxt = be32toh(nxt) & 0xffffff;
 	memcpy(sack, in + 8, sizeof(sack));
 	/* The receive path drops an ACK whose cum_psn is after snd_nxt
-	 * before it looks at the map.
+	 * before it looks at the map: modulo 2^24, less than half of it.
 	 */
-	if ((s32)(cum - nxt) > 0)
+	if (((nxt - cum) & 0xffffff) >= 0x800000)
 		return;
 	for (i = 0; i < MRC_SACK_BITS; i++) {
 		w = be64toh((__force u64)sack[i / 64]);
-		if (w >> (i % 64) & 1 && (s32)(cum + 1 + i - nxt) >= 0)
+		if (w >> (i % 64) & 1 &&
+		    ((nxt - (cum + 1 + i)) & 0xffffff) - 1 >= 0x800000)
 			ok = false;
 	}
 	got = mrc_sack_load(map, sack, cum, nxt);

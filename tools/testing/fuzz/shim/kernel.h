@@ -24,6 +24,10 @@ typedef int32_t s32;
 
 #define BITS_PER_LONG		(sizeof(long) * CHAR_BIT)
 #define be64_to_cpu(x)		be64toh((__force u64)(x))
+#define be32_to_cpu(x)		be32toh((__force u32)(x))
+#define cpu_to_be16(x)		((__be16)htobe16(x))
+#define cpu_to_be32(x)		((__be32)htobe32(x))
+#define cpu_to_le32(x)		((__le32)htole32(x))
 #define READ_ONCE(x)		(x)
 #define WRITE_ONCE(x, v)	((x) = (v))
 #define likely(x)		__builtin_expect(!!(x), 1)
