@@ -74,6 +74,12 @@ if [ ! -r "$LUA" ]; then
 	echo "check.sh: cannot read $LUA" >&2
 	exit 1
 fi
+# The version the dissector knows, so that the two never disagree.
+version=$(sed -n 's/^local MRC_VERSION = \([0-9][0-9]*\).*/\1/p' "$LUA")
+if [ -z "$version" ]; then
+	echo "check.sh: no MRC_VERSION in $LUA" >&2
+	exit 1
+fi
 if [ ! -r "$file" ]; then
 	echo "check.sh: cannot read $file" >&2
 	exit 1
@@ -105,7 +111,7 @@ if [ $rc -ne 0 ]; then
 	status=1
 fi
 
-awk -F '\t' -v malformed=$((PI_MALFORMED)) -v errors="$tmp/bad" '
+awk -F '\t' -v malformed=$((PI_MALFORMED)) -v errors="$tmp/bad" -v known="$version" '
 # PSNs are 24 bits (mrc.rst, Sequence number arithmetic).
 function delta(p, ref, d) {
 	d = p - ref
@@ -212,11 +218,11 @@ BEGIN {
 		split($2, version, ",")
 		all_data = nt > 0
 		for (i = 1; i <= nt; i++) {
-			if (version[i] == 2 && type[i] >= 1 && type[i] <= ntypes)
+			if (version[i] == known && type[i] >= 1 && type[i] <= ntypes)
 				count[type[i]]++
 			else
 				unknown++
-			if (version[i] != 2 || type[i] != 1)
+			if (version[i] != known || type[i] != 1)
 				all_data = 0
 		}
 	}
