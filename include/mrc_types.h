@@ -507,8 +507,6 @@ struct mrc_cpaths {
  * @nobuf: the peer refused it for want of memory
  * @noroute: its latest transmission found no route: the path's first hop
  *	is unreachable from this host, and the packet never left it
- * @qdrop: a queue of this host dropped its latest transmission (the
- *	output returned NET_XMIT_DROP): it never left, for congestion here
  * @probed: its latest transmission is a tail probe (mrc_tail_probe()), and
  *	@lost_pidx and @lost_xmit_us name the copy it replaced, not yet
  *	known lost: an ACK that echoes the probe's copy shows it was
@@ -533,7 +531,6 @@ struct mrc_tx_cb {
 	   trimmed:1,
 	   nobuf:1,
 	   noroute:1,
-	   qdrop:1,
 	   probed:1;
 };
 
@@ -746,6 +743,12 @@ struct mrc_stats {
  *	that echoes it (the probe came first, the copy late) says the same
  * @last_trim_us: when a NACK(TRIMMED) last came; 0 never
  * @trim_cut_us: when a trim last cut the window; 0 never
+ * @ldrop_cut_us: when a drop by a queue of this host last cut the window;
+ *	0 never
+ * @ldrop_start: jiffies (| 1) of the first of the transmissions in a row
+ *	that a queue of this host dropped; 0 when the latest one left
+ * @ldrop_backoff: doublings of the wait before a packet a queue of this
+ *	host dropped is tried again, since the last ACK of new data
  * @backoff: RTO doublings since the last progress
  * @retries: timeouts since the peer was last heard
  * @rto_deadline: jiffies at which the RTO expires (the timer may fire
@@ -867,6 +870,9 @@ struct mrc_sock {
 	u32 tlp_first_us;
 	u32 last_trim_us;
 	u32 trim_cut_us;
+	u32 ldrop_cut_us;
+	unsigned long ldrop_start;
+	u8 ldrop_backoff;
 	u8 backoff;
 	u8 retries;
 	unsigned long rto_deadline;

@@ -989,6 +989,8 @@ static void mrc_rcv_ack(struct sock *sk, const struct mrc10_sack_info *si)
 		msk->delivery_us = now | 1;
 		msk->tlp_out = false;
 		msk->backoff = 0;
+		msk->ldrop_backoff = 0;
+		msk->ldrop_start = 0;
 		mrc_cc_on_ack(sk, delivered, delay, ce);
 		mrc_sndbuf_expand(sk);
 	}

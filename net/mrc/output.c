@@ -5,6 +5,7 @@
  */
 #include <linux/jhash.h>
 #include <linux/mrc.h>
+#include <linux/random.h>
 #include <linux/udp.h>
 #include <net/addrconf.h>
 #include <net/dst_cache.h>
@@ -392,41 +393,116 @@ static int mrc_data_trailer(struct sk_buff *skb, u32 len)
 	return 0;
 }
 
+/* A DATA packet is about to go on path entry @i, stamped @now: what its
+ * header says (the timestamp, the retransmission bit) and what its path
+ * holds in flight. mrc_count_sent() counts it once it has left, and
+ * mrc_mark_unsent() takes it back if it did not.
+ */
 static void mrc_count_xmit(struct sock *sk, struct mrc_tx_cb *cb, u32 i,
 			   u32 now)
 {
-	struct mrc_sock *msk = mrc_sk(sk);
-
 	cb->xmit_us = now;
 	cb->probed = 0;
 	if (cb->xmits < U8_MAX)
 		cb->xmits++;
+	mrc_cp_on_xmit(sk, cb, i);
+}
+
+/* The packet left this host: a transmission, and the end of any run of
+ * local drops.
+ */
+static void mrc_count_sent(struct sock *sk, struct mrc_tx_cb *cb)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+
+	msk->ldrop_start = 0;
 	if (cb->xmits > 1)
 		msk->undo_retrans++;
-	mrc_cp_on_xmit(sk, cb, i, now);
+	mrc_cp_on_sent(sk, cb);
 	msk->stats.pkts_sent++;
 	MRC_INC(sock_net(sk), OUT_DATA);
 	if (cb->xmits > 1) {
-		trace_mrc_retransmit(msk, cb->psn, mrc_cps(msk)->p[i].id,
+		trace_mrc_retransmit(msk, cb->psn, mrc_cps(msk)->p[cb->pidx].id,
 				     cb->xmits);
 		msk->stats.pkts_retrans++;
 		MRC_INC(sock_net(sk), OUT_RETRANS);
 	}
 }
 
+/* The wait before the connection tries again after a queue of this host
+ * dropped its packets: one tick, doubled with each drop since the last
+ * ACK of new data, up to MRC_LDROP_WAIT_MAX, and as much again at random.
+ * Connections that lost packets in the same burst do not all come back in
+ * the same tick, and the one that keeps finding the queue full waits
+ * longer each time. An ACK usually comes first: it says the queue drained
+ * and sends them (mrc_push()).
+ */
+#define MRC_LDROP_WAIT_MAX	(USEC_PER_SEC / 8)
+
+static u32 mrc_ldrop_wait_us(struct mrc_sock *msk)
+{
+	u32 wait = min_t(u32, jiffies_to_usecs(1) << msk->ldrop_backoff,
+			 MRC_LDROP_WAIT_MAX);
+
+	if (wait < MRC_LDROP_WAIT_MAX)
+		msk->ldrop_backoff++;
+	return wait + get_random_u32_below(wait);
+}
+
+/**
+ * mrc_mark_unsent() - a queue of this host dropped a DATA packet
+ * @sk: the socket, locked
+ * @cb: the packet, after mrc_count_xmit(); its copy could not be made, or
+ *	the output returned NET_XMIT_DROP, or EMSGSIZE (too big for its
+ *	route: it goes again in fragments)
+ *
+ * It never left: neither a loss of its path nor a transmission. It waits
+ * with the packets declared lost, first in line, and goes on whichever
+ * path the next try chooses, at the next ACK or after mrc_ldrop_wait_us().
+ * TCP likewise keeps a segment whose transmission failed in its queue and
+ * cuts its window once (tcp_enter_cwr()): mrc_cc_on_local_drop().
+ */
+static void mrc_mark_unsent(struct sock *sk, struct mrc_tx_cb *cb)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+
+	trace_mrc_pkt_lost(msk, cb->psn, mrc_cps(msk)->p[cb->pidx].id,
+			   MRC_LOST_QDISC_DROP);
+	MRC_INC(sock_net(sk), QDISC_DROP_LOST);
+	if (cb->xmits)
+		cb->xmits--;
+	mrc_cp_on_unsent(sk, cb);
+	cb->lost = 1;
+	msk->lost++;
+}
+
+/* After one or more mrc_mark_unsent(): cut the window and try again later.
+ * Bounded in time only (mrc_rtx_timeout()), not in tries.
+ */
+static void mrc_local_drop(struct sock *sk)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+
+	if (!msk->ldrop_start)
+		msk->ldrop_start = jiffies | 1;
+	mrc_cc_on_local_drop(sk);
+	mrc_arm_rtx_at(sk, mrc_ldrop_wait_us(msk));
+}
+
 /* Transmit (a copy of) one DATA packet kept in the ring on path entry @i,
  * stamped @now.
+ *
+ * Return: false if it did not leave this host for want of memory or
+ * room in a queue: the caller sends nothing more for now.
  */
-static void mrc_xmit_data(struct sock *sk, struct sk_buff *skb, u32 i,
+static bool mrc_xmit_data(struct sock *sk, struct sk_buff *skb, u32 i,
 			  u32 now)
 {
 	struct mrc_tx_cb *cb = MRC_TX_CB(skb);
 	bool noroute = false;
 	struct sk_buff *nskb;
+	int err = -ENOMEM;
 
-	/* Counted first, so that the path's in-flight count always holds
-	 * what its losses and deliveries will take away.
-	 */
 	mrc_count_xmit(sk, cb, i, now);
 	/* A copy of its own: the headers go in front of the payload, and
 	 * the pad and ICRC after it.
@@ -437,20 +513,21 @@ static void mrc_xmit_data(struct sock *sk, struct sk_buff *skb, u32 i,
 		nskb = NULL;
 	}
 	if (nskb) {
-		int err;
-
 		mrc_data_hdr(sk, skb_push(nskb, mrc10_data_hlen(mrc_cb_last(cb))),
 			     cb);
 		err = mrc_output_path(sk, nskb, i, &noroute);
-		/* Too big for the route after all: dropped here, like a
-		 * full queue's drop, and sent again in fragments.
-		 */
-		cb->qdrop = err == NET_XMIT_DROP || err == -EMSGSIZE;
 	} else {
-		/* Never sent: a local drop, whatever the last send did. */
 		MRC_INC(sock_net(sk), TX_ERRORS);
-		cb->qdrop = 1;
 	}
+	if (err == NET_XMIT_DROP || err == -EMSGSIZE || err == -ENOMEM) {
+		mrc_mark_unsent(sk, cb);
+		mrc_local_drop(sk);
+		return false;
+	}
+	/* A packet that found no route is taken as sent: the loss scan
+	 * declares it lost and retires the path (mrc_detect_losses()).
+	 */
+	mrc_count_sent(sk, cb);
 	cb->noroute = noroute;
 	/* The loss scan takes it at the next tick, with no ACK to wait for:
 	 * none may come when the path was the only one. Not a retransmission
@@ -458,8 +535,9 @@ static void mrc_xmit_data(struct sock *sk, struct sk_buff *skb, u32 i,
 	 * good paths, or in an incast), and the ACKs or the RTO pace its
 	 * next try, not the tick.
 	 */
-	if (cb->qdrop || (noroute && cb->xmits == 1))
+	if (noroute && cb->xmits == 1)
 		mrc_arm_rtx_at(sk, 1);
+	return true;
 }
 
 /* Largest UDP payload of one GSO batch, and the most packets in one. */
@@ -507,15 +585,17 @@ static u32 mrc_batch_seg(const struct mrc_sock *msk)
  * fragment of one page, and the last pad and ICRC take one more; each
  * payload is referenced where sendmsg() put it. Falls back to one skb a
  * packet when the batch cannot be allocated.
+ *
+ * Return: false if a queue of this host dropped the batch.
  */
-static void mrc_xmit_batch(struct sock *sk, struct sk_buff **pkts, u32 n,
+static bool mrc_xmit_batch(struct sock *sk, struct sk_buff **pkts, u32 n,
 			   u32 p, u32 now)
 {
 	const struct mrc_tx_cb *lcb = MRC_TX_CB(pkts[n - 1]);
 	u32 hlast = mrc10_data_hlen(mrc_cb_last(lcb));
 	u32 tail = mrc_cb_trailer(lcb);
 	const u32 hlen = MRC10_DATA_HLEN, gap = MRC10_ICRC_LEN;
-	bool noroute = false, qdrop;
+	bool noroute = false;
 	struct skb_shared_info *sh;
 	struct page *hpage = NULL;
 	struct sk_buff *gso;
@@ -533,8 +613,16 @@ static void mrc_xmit_batch(struct sock *sk, struct sk_buff **pkts, u32 n,
 	}
 	if (!gso) {
 		for (i = 0; i < n; i++)
-			mrc_xmit_data(sk, pkts[i], p, now);
-		return;
+			if (!mrc_xmit_data(sk, pkts[i], p, now))
+				break;
+		if (i == n)
+			return true;
+		/* Those not tried wait as if dropped. */
+		while (++i < n) {
+			mrc_count_xmit(sk, MRC_TX_CB(pkts[i]), p, now);
+			mrc_mark_unsent(sk, MRC_TX_CB(pkts[i]));
+		}
+		return false;
 	}
 	memset(hdrs, 0, area);
 	hpage = virt_to_head_page(hdrs);
@@ -584,13 +672,19 @@ static void mrc_xmit_batch(struct sock *sk, struct sk_buff **pkts, u32 n,
 	sh->gso_type = SKB_GSO_UDP_L4;
 	sh->gso_segs = n;
 	/* A queue drops a GSO skb whole, or segments it and keeps some. */
-	qdrop = mrc_output_path(sk, gso, p, &noroute) == NET_XMIT_DROP;
-	for (i = 0; i < n; i++) {
-		MRC_TX_CB(pkts[i])->noroute = noroute;
-		MRC_TX_CB(pkts[i])->qdrop = qdrop;
+	if (mrc_output_path(sk, gso, p, &noroute) == NET_XMIT_DROP) {
+		for (i = 0; i < n; i++)
+			mrc_mark_unsent(sk, MRC_TX_CB(pkts[i]));
+		mrc_local_drop(sk);
+		return false;
 	}
-	if (qdrop || noroute)
+	for (i = 0; i < n; i++) {
+		mrc_count_sent(sk, MRC_TX_CB(pkts[i]));
+		MRC_TX_CB(pkts[i])->noroute = noroute;
+	}
+	if (noroute)
 		mrc_arm_rtx_at(sk, 1);
+	return true;
 }
 
 /* Packets in flight for the congestion window: sent, not delivered or lost. */
@@ -675,13 +769,12 @@ static void mrc_poll_paths(struct sock *sk)
  * under emulation it costs as much as the rest of a small packet's send.
  * The send loops keep 0 for "not read yet".
  */
-static void mrc_send_batch(struct sock *sk, struct sk_buff **pkts, u32 n,
+static bool mrc_send_batch(struct sock *sk, struct sk_buff **pkts, u32 n,
 			   u32 p, u32 now)
 {
 	if (n == 1)
-		mrc_xmit_data(sk, pkts[0], p, now);
-	else
-		mrc_xmit_batch(sk, pkts, n, p, now);
+		return mrc_xmit_data(sk, pkts[0], p, now);
+	return mrc_xmit_batch(sk, pkts, n, p, now);
 }
 
 /* Send again what is declared lost, oldest first, within the congestion
@@ -720,12 +813,11 @@ static void mrc_retransmit_lost(struct sock *sk, bool head)
 		MRC_TX_CB(skb)->ack_req =
 			mrc_ask_ack(msk, MRC_TX_CB(skb)->psn, !msk->lost &&
 				    skb_queue_empty(&sk->sk_write_queue));
-		mrc_xmit_data(sk, skb, i, now);
-		now = 0;
 		head = false;
-		/* The local queue is full: no more into it until the tick. */
-		if (MRC_TX_CB(skb)->qdrop)
+		/* The local queue is full: no more into it for now. */
+		if (!mrc_xmit_data(sk, skb, i, now))
 			break;
+		now = 0;
 	}
 }
 
@@ -849,8 +941,7 @@ static void mrc_send_new(struct sock *sk, bool probe)
 			  mrc_cb_wire_len(cb) > mrc_batch_seg(msk) ||
 			  !mrc_batchable(skb) || !mrc_batchable(batch[0]) ||
 			  frags + mrc_batch_frags(skb) + 1 > MAX_SKB_FRAGS)) {
-			mrc_send_batch(sk, batch, n, bp, now);
-			if (MRC_TX_CB(batch[n - 1])->qdrop)
+			if (!mrc_send_batch(sk, batch, n, bp, now))
 				return;
 			now = mrc_now_us() ?: 1;
 			n = 0;
@@ -881,8 +972,7 @@ static void mrc_send_new(struct sock *sk, bool probe)
 		    n < MRC_GSO_SEGS &&
 		    bytes + mrc_batch_seg(msk) <= MRC_GSO_BYTES)
 			continue;
-		mrc_send_batch(sk, batch, n, bp, now);
-		if (MRC_TX_CB(skb)->qdrop)
+		if (!mrc_send_batch(sk, batch, n, bp, now))
 			return;
 		now = 0;
 		n = 0;
@@ -950,7 +1040,7 @@ static struct sk_buff *mrc_tail_skb(const struct mrc_sock *msk)
 		if (!skb)
 			continue;
 		cb = MRC_TX_CB(skb);
-		if (cb->lost || cb->trimmed || cb->qdrop || cb->noroute ||
+		if (cb->lost || cb->trimmed || cb->noroute ||
 		    cb->pidx == MRC_PIDX_NONE)
 			return NULL;
 		return skb;
@@ -1252,7 +1342,6 @@ void mrc_mark_lost(struct sock *sk, struct mrc_tx_cb *cb,
 	cb->trimmed = 0;
 	cb->nobuf = 0;
 	cb->noroute = 0;
-	cb->qdrop = 0;
 	mrc_sk(sk)->lost++;
 	mrc_cp_on_lost(sk, cb);
 }
@@ -1273,7 +1362,6 @@ void mrc_mark_released(struct sock *sk, struct mrc_tx_cb *cb)
 	cb->trimmed = 0;
 	cb->nobuf = 0;
 	cb->noroute = 0;
-	cb->qdrop = 0;
 	mrc_sk(sk)->lost++;
 	mrc_cp_on_unsent(sk, cb);
 }
@@ -1304,7 +1392,7 @@ static u32 mrc_trim_hold_us(const struct mrc_sock *msk,
 static bool mrc_out_since_rack(const struct mrc_sock *msk,
 			       const struct mrc_tx_cb *cb)
 {
-	return !cb->lost && !cb->trimmed && !cb->noroute && !cb->qdrop &&
+	return !cb->lost && !cb->trimmed && !cb->noroute &&
 	       cb->pidx < MRC_PATHS_PER_SET_MAX &&
 	       mrc_after(cb->xmit_us, msk->rack_xmit_us);
 }
@@ -1477,12 +1565,6 @@ u32 mrc_detect_losses(struct sock *sk)
 			MRC_INC(sock_net(sk), NO_ROUTE_LOST);
 			continue;
 		}
-		if (cb->qdrop) {
-			mrc_mark_lost(sk, cb, MRC_LOST_QDISC_DROP);
-			mrc_cc_on_loss(sk, cb->pidx);
-			MRC_INC(sock_net(sk), QDISC_DROP_LOST);
-			continue;
-		}
 		if (cb->trimmed) {
 			left = (s32)(cb->xmit_us + mrc_trim_hold_us(msk, cb) - now);
 			if (left <= 0)
@@ -1605,13 +1687,6 @@ static void mrc_rto_fired(struct sock *sk)
 		if (cb->trimmed) {
 			/* Known not to be in the network: no loss. */
 			mrc_mark_released(sk, cb);
-			first = false;
-			continue;
-		}
-		if (cb->qdrop) {
-			/* It never left: no failure of its path. */
-			mrc_mark_lost(sk, cb, MRC_LOST_QDISC_DROP);
-			MRC_INC(sock_net(sk), QDISC_DROP_LOST);
 			first = false;
 			continue;
 		}
@@ -1742,6 +1817,24 @@ void mrc_rtx_timeout(struct sock *sk)
 	    (msk->outstanding || !skb_queue_empty(&sk->sk_write_queue)) &&
 	    mrc_outage(sk))
 		return;
+	/* The latest transmission did not leave: a queue of this host was
+	 * full (mrc_mark_unsent()). The peer's silence means nothing then:
+	 * as TCP does for local congestion, the timer tries again, with
+	 * neither a retry counted nor a backoff, and what was in flight is
+	 * judged by the next RTO, once this host's queues take packets. The
+	 * time it may last is bounded as an outage's.
+	 */
+	if (msk->state == MRC_ESTABLISHED && msk->ldrop_start) {
+		if (time_after(jiffies, msk->ldrop_start +
+			       msecs_to_jiffies(msk->outage_timeout_ms))) {
+			mrc_conn_abort(sk, ETIMEDOUT, true);
+			return;
+		}
+		MRC_INC(sock_net(sk), RTO_LOCAL);
+		mrc_push(sk);
+		mrc_rto_restart(sk, U32_MAX);
+		return;
+	}
 	/* The per-path detector before the RTO. A path's timeout may end
 	 * after the RTO (a path's reordering window grows without an RTT
 	 * sample to raise the RTO with it), and a timer that fired late,
@@ -1866,9 +1959,11 @@ void mrc_send_ack(struct sock *sk, u16 flags)
 	struct mrc_sock *msk = mrc_sk(sk);
 	struct mrc10_sack_info si = {};
 	u64 words[MRC_SACK_WORDS], edge;
+	bool dropped = false;
 	struct sk_buff *skb;
 	unsigned int k;
 	u32 hold;
+	int err;
 
 	if (msk->state != MRC_ESTABLISHED && msk->state != MRC_SYN_RECV)
 		return;
@@ -1921,13 +2016,24 @@ void mrc_send_ack(struct sock *sk, u16 flags)
 		skb = mrc_alloc_ctrl(MRC10_SACK_LEN_X + MRC10_ICRC_LEN);
 		if (!skb) {
 			MRC_INC(sock_net(sk), TX_ERRORS);
+			dropped = !k;
 			break;
 		}
 		si.sack_offset = 1 + 64 * k;
 		si.bitmap = words[k];
 		mrc10_sack_write(skb->data, &si);
 		MRC_INC(sock_net(sk), OUT_ACKS);
-		mrc_output_ctrl(sk, skb, msk->ack_ev & 0xffff);
+		err = mrc_output_ctrl(sk, skb, msk->ack_ev & 0xffff);
+		if (!k && err == NET_XMIT_DROP)
+			dropped = true;
+	}
+	/* The first SACK, which holds the cumulative ACK, did not leave this
+	 * host: the delayed-ACK timer sends it again, with what has come
+	 * since. No retransmission is needed to bring it back.
+	 */
+	if (dropped) {
+		mrc_arm_ack_timer(sk);
+		return;
 	}
 	msk->rcv_unacked = 0;
 	msk->ack_ce = false;
