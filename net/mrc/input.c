@@ -1412,14 +1412,15 @@ static bool mrc_icrc_ok(struct sk_buff *skb)
 }
 
 /* Every packet of a GSO batch is a whole WRITE, of one connection of
- * this namespace, from one peer connection, with its ICRC right: the
- * connection, referenced, so that the batch may go to it whole; else NULL.
+ * this namespace, from one peer connection, with its ICRC right (unless
+ * icrc_check is off): the connection, referenced, so that the batch may go to it whole; else NULL.
  */
 static struct sock *mrc_gso_one_conn(struct net *net, struct sk_buff *skb)
 {
 	u32 seg = skb_shinfo(skb)->gso_size, n, i, len;
 	const struct udphdr *uh = udp_hdr(skb);
 	const struct mrc_in_cb *in = MRC_IN_CB(skb);
+	bool check = READ_ONCE(mrc_icrc_check);
 	struct mrc10_data_info di, d0 = {};
 	__le32 icrc;
 
@@ -1429,11 +1430,13 @@ static struct sock *mrc_gso_one_conn(struct net *net, struct sk_buff *skb)
 	for (i = 0; i < n; i++) {
 		len = i == n - 1 ? skb->len - i * seg : seg;
 		if (!mrc_batch_read(skb, seg, n, i, &di) ||
-		    (i && (di.qpn != d0.qpn || di.rkey != d0.rkey)) ||
-		    skb_copy_bits(skb, i * seg + len - MRC10_ICRC_LEN, &icrc,
-				  sizeof(icrc)) ||
-		    icrc != mrc_icrc_skb(skb, i * seg, len, &in->saddr,
-					 &in->daddr, uh->source, uh->dest))
+		    (i && (di.qpn != d0.qpn || di.rkey != d0.rkey)))
+			return NULL;
+		if (check &&
+		    (skb_copy_bits(skb, i * seg + len - MRC10_ICRC_LEN, &icrc,
+				   sizeof(icrc)) ||
+		     icrc != mrc_icrc_skb(skb, i * seg, len, &in->saddr,
+					  &in->daddr, uh->source, uh->dest)))
 			return NULL;
 		if (!i)
 			d0 = di;
@@ -1489,7 +1492,7 @@ static void mrc_udp_rcv10(struct net *net, struct sk_buff *skb)
 		MRC_INC(net, DROP_BAD_MSG);
 		goto drop;
 	}
-	if (!trimmed && !mrc_icrc_ok(skb)) {
+	if (!trimmed && READ_ONCE(mrc_icrc_check) && !mrc_icrc_ok(skb)) {
 		MRC_INC(net, IN_ICRC_ERRORS);
 		goto drop;
 	}
@@ -1576,6 +1579,12 @@ static void mrc_udp_rcv(struct sock *usk, struct sk_buff *skb)
 
 	if (!pskb_may_pull(skb, 1)) {
 		MRC_INC(net, DROP_SHORT);
+		goto drop;
+	}
+	/* Only a checked ICRC makes up for a zero UDP checksum. */
+	if (!udp_hdr(skb)->check &&
+	    (skb->data[0] < MRC10_WRITE_FIRST || !READ_ONCE(mrc_icrc_check))) {
+		MRC_INC(net, DROP_CSUM);
 		goto drop;
 	}
 	if (skb->data[0] >= MRC10_WRITE_FIRST) {

@@ -89,6 +89,10 @@ unsigned int mrc_rst_rate __read_mostly = 1000;
 module_param_named(rst_rate, mrc_rst_rate, uint, 0644);
 MODULE_PARM_DESC(rst_rate, "RSTs a namespace sends per second at most for packets of no connection or listener (default 1000)");
 
+bool mrc_icrc_check __read_mostly = true;
+module_param_named(icrc_check, mrc_icrc_check, bool, 0644);
+MODULE_PARM_DESC(icrc_check, "Check the ICRC of MRC 1.0 packets on receive; off, a zero UDP checksum is refused on them too (default Y)");
+
 static int __init mrc_init(void)
 {
 	int err;

@@ -49,6 +49,7 @@ conf.verb = 0
 
 
 WRITES = range(P.WRITE_FIRST, P.WRITE_ONLY_IMM + 1)
+ICRC_CHECK = "/sys/module/mrc/parameters/icrc_check"
 
 
 def mrc_of(pkt):
@@ -236,6 +237,25 @@ class Attack:
             f[UDP].chksum = (f[UDP].chksum + 1 + i) % 0xffff or 1
             frames.append(f)
         self.case("bad UDP checksums", "h2", frames, {"DropCsum": 5})
+        # A zero UDP checksum (RFC 6936) is MRC 1.0's to send: the ICRC
+        # covers the same bytes. These WRITEs pass both checks (and are
+        # duplicates); AF_MRC's own header, which has no ICRC, is refused.
+        frames = []
+        for i in range(3):
+            f = t.make(self.data(self.psn, self.msn, 0, 100, bytes(100)))
+            f[UDP].chksum = 0
+            frames.append(f)
+        self.case("zero UDP checksums on WRITEs: taken", "h2", frames,
+                  {"InPkts": 3},
+                  lambda d: not d.get("DropCsum") and
+                  not d.get("InIcrcErrors"))
+        frames = []
+        for i in range(4):
+            f = t.make(hdr(P.SYN, h2, h1) + bytes(36))
+            f[UDP].chksum = 0
+            frames.append(f)
+        self.case("zero UDP checksums on AF_MRC's own header: refused",
+                  "h2", frames, {"DropCsum": 4})
         # The ICRC covers the invariant IPv6 and UDP fields and the
         # whole MRC packet: a changed byte anywhere in them, with the UDP
         # checksum made right again, as a device that rewrote it would.
@@ -247,6 +267,23 @@ class Attack:
                 1 << random.randrange(8)
             frames.append(t.make(bytes(pkt), icrc=False))
         self.case("bad ICRCs", "h2", frames, {"InIcrcErrors": 5})
+        # With icrc_check off the same are taken (duplicates: the UDP
+        # checksum is right), and a zero UDP checksum covers nothing.
+        zero = []
+        for i in range(3):
+            f = t.make(self.data(self.psn, self.msn, 0, 100, bytes(100)))
+            f[UDP].chksum = 0
+            zero.append(f)
+        with open(ICRC_CHECK, "w") as p:
+            p.write("0")
+        try:
+            self.case("icrc_check off: bad ICRCs taken, zero UDP checksums "
+                      "refused", "h2", frames + zero,
+                      {"InPkts": 8, "DropCsum": 3},
+                      lambda d: not d.get("InIcrcErrors"))
+        finally:
+            with open(ICRC_CHECK, "w") as p:
+                p.write("1")
         # Version 1 had PSNs of 32 bits. BTH's TVer is MRC 1.0's.
         frames = [t.make(hdr(P.SYN, h2, h1, version=v) + bytes(36))
                   for v in (0, 1, 3)]

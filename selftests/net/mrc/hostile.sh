@@ -36,12 +36,17 @@ PROBE_RATE=/sys/module/mrc/parameters/probe_rate
 tmp=$(mktemp -d)
 old_rst_rate=$(cat "$RST_RATE")
 old_probe_rate=$(cat "$PROBE_RATE")
+# hostile.py turns icrc_check off for one case, and on again.
+ICRC_CHECK=/sys/module/mrc/parameters/icrc_check
 
 ACTIVE_CASES=(
 	"truncated headers, every length from 0 to the full header"
 	"zero-length UDP"
 	"bad UDP checksums"
+	"zero UDP checksums on WRITEs: taken"
+	"zero UDP checksums on AF_MRC's own header: refused"
 	"bad ICRCs"
+	"icrc_check off: bad ICRCs taken, zero UDP checksums refused"
 	"unknown versions"
 	"unknown types and opcodes"
 	"unknown QPNs (RSTs rate-limited)"
@@ -71,6 +76,7 @@ IDLE_CASES=(
 cleanup() {
 	echo "$old_rst_rate" > "$RST_RATE"
 	echo "$old_probe_rate" > "$PROBE_RATE"
+	echo Y > "$ICRC_CHECK"
 	fab_cleanup
 	rm -rf "$tmp"
 }
