@@ -71,6 +71,7 @@ enum mrc_pkt_type {
 enum mrc_nack_reason {
 	MRC_NACK_TRIMMED = 1,	/* the payload was cut off by a switch */
 	MRC_NACK_NO_BUFFER = 2,	/* no receive memory for the payload */
+	MRC_NACK_PSN_WINDOW = 3, /* the PSN is beyond the receive window */
 };
 
 /* RST reasons (mrc_rst.reason). */

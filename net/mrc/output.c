@@ -2056,7 +2056,8 @@ void mrc_send_nack(struct sock *sk, u32 psn, u32 ev, u16 ts, u8 reason)
 		/* BTH's PSN is the NACKed one, as both sources send. */
 		.psn = psn,
 		.reason = reason == MRC_NACK_TRIMMED ? MRC10_NACK_TRIMMED :
-			  MRC10_NACK_NO_PKT_BUFFER,
+			  reason == MRC_NACK_PSN_WINDOW ?
+			  MRC10_NACK_PSN_OOR_WINDOW : MRC10_NACK_NO_PKT_BUFFER,
 		.entropy = ev,
 		.spdcid = msk->lcid,
 		.dpdcid = msk->rcid,

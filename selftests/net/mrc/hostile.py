@@ -366,7 +366,8 @@ class Attack:
         nxt, t = self.nxt, self.to_h2
         frames = [t.make(self.data(nxt + WND + 1000 + i, self.msn, 0, 100,
                                    bytes(100))) for i in range(5)]
-        self.case("PSNs beyond the window", "h2", frames, {"DropPsnWindow": 5})
+        self.case("PSNs beyond the window", "h2", frames,
+                  {"DropPsnWindow": 5, "OutNacks": 5})
         frames = [t.make(wide_psn(syn(self.h1_cid, 40000 + i, 1)))
                   for i in range(5)]
         self.case("SYNs whose PSN does not fit 24 bits", "h2", frames,
