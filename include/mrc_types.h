@@ -489,17 +489,20 @@ struct mrc_cpaths {
  * @msn: message sequence number
  * @offset: offset of the payload in the message
  * @msg_len: length of the message
- * @psn: packet sequence number, assigned at first transmission
- * @xmit_us: time of the latest transmission, microseconds
+ * @psn: packet sequence number, assigned when it enters the window
+ * @xmit_us: time of the latest transmission, microseconds; a try that
+ *	did not leave this host (mrc_mark_unsent()) is none
  * @len: payload length
  * @pidx: entry in &mrc_cpaths.p of the path of the latest transmission, or
- *	MRC_PIDX_NONE once that path left the connection's set (the
- *	packet is then lost, and any news of it concerns no path)
+ *	MRC_PIDX_NONE before the first, or once that path left the
+ *	connection's set (the packet is then lost, and any news of it
+ *	concerns no path)
  * @xmits: number of transmissions
  * @lost_xmit_us: send time of the latest copy declared lost
  * @lost_pidx: the path entry of that copy, or MRC_PIDX_NONE: none was
  *	declared lost since the connection's view of its paths was built
- * @lost: declared lost and not retransmitted since
+ * @lost: declared lost, or its latest try did not leave this host, and
+ *	not sent since
  * @via_rto: was declared lost by a retransmission timeout
  * @ack_req: its next transmission asks for an immediate ACK
  *	(MRC_F_ACK_REQ): mrc_ask_ack() said so

@@ -373,31 +373,20 @@ bool mrc_cp_any_usable(struct sock *sk)
 }
 
 /**
- * mrc_cp_on_xmit() - a DATA packet is about to go out on a path
+ * mrc_cp_on_xmit() - a DATA packet goes out on a path
  * @sk: the socket, locked
  * @cb: the packet
  * @i: the entry of the path
- *
- * It counts in flight on the path from now: mrc_cp_on_sent() counts it
- * once it has left, mrc_cp_on_unsent() takes it back if it did not.
+ * @now: time of the transmission
  */
-void mrc_cp_on_xmit(struct sock *sk, struct mrc_tx_cb *cb, u32 i)
-{
-	cb->pidx = i;
-	mrc_cp_sts(mrc_sk(sk))[i].inflight++;
-}
-
-/**
- * mrc_cp_on_sent() - a DATA packet left this host on its path
- * @sk: the socket, locked
- * @cb: the packet, after mrc_cp_on_xmit()
- */
-void mrc_cp_on_sent(struct sock *sk, const struct mrc_tx_cb *cb)
+void mrc_cp_on_xmit(struct sock *sk, struct mrc_tx_cb *cb, u32 i, u32 now)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
-	struct mrc_cpath *cp = &mrc_cps(msk)->p[cb->pidx];
-	struct mrc_cpstate *cs = &mrc_cp_sts(msk)[cb->pidx];
+	struct mrc_cpath *cp = &mrc_cps(msk)->p[i];
+	struct mrc_cpstate *cs = &mrc_cp_sts(msk)[i];
 
+	cb->pidx = i;
+	cs->inflight++;
 	WRITE_ONCE(cs->sent, cs->sent + 1);
 	WRITE_ONCE(cs->bytes, cs->bytes + cb->len);
 	if (cb->xmits > 1)
@@ -532,8 +521,8 @@ void mrc_cp_on_trimmed(struct sock *sk, const struct mrc_tx_cb *cb)
 /**
  * mrc_cp_on_unsent() - a packet no longer counts in flight on its path
  * @sk: the socket, locked
- * @cb: the packet: trimmed and just marked for retransmission, about
- *	to be sent again as a tail probe, or dropped by a queue of this host
+ * @cb: the packet: trimmed and just marked for retransmission, or about
+ *	to be sent again as a tail probe
  */
 void mrc_cp_on_unsent(struct sock *sk, const struct mrc_tx_cb *cb)
 {

@@ -337,10 +337,11 @@ static u32 mrc_cb_trailer(const struct mrc_tx_cb *cb)
 }
 
 /* Write the MRC 1.0 headers of the packet of @cb at @buf
- * (mrc10_data_hlen() bytes); the sender's QPN goes in R_Key.
+ * (mrc10_data_hlen() bytes), for its transmission at @now; the sender's
+ * QPN goes in R_Key. It counts once it has left (mrc_count_xmit()).
  */
 static void mrc_data_hdr(struct sock *sk, void *buf,
-			 const struct mrc_tx_cb *cb)
+			 const struct mrc_tx_cb *cb, u32 now)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
 	struct mrc10_data_info di = {
@@ -351,9 +352,9 @@ static void mrc_data_hdr(struct sock *sk, void *buf,
 		.msg_len = cb->msg_len,
 		.rkey = msk->lcid,
 		.plen = cb->len,
-		.ts = cb->xmit_us,
+		.ts = now,
 		.ack_req = cb->ack_req,
-		.retx = cb->xmits > 1,
+		.retx = cb->xmits > 0,
 		.last = mrc_cb_last(cb),
 	};
 
@@ -393,36 +394,28 @@ static int mrc_data_trailer(struct sk_buff *skb, u32 len)
 	return 0;
 }
 
-/* A DATA packet is about to go on path entry @i, stamped @now: what its
- * header says (the timestamp, the retransmission bit) and what its path
- * holds in flight. mrc_count_sent() counts it once it has left, and
- * mrc_mark_unsent() takes it back if it did not.
+/* A DATA packet left this host on path entry @i at @now: a transmission,
+ * and the end of any run of local drops. Counted only once it has left,
+ * so that one a local queue dropped leaves its send time and path (those
+ * of its earlier copy, which may still arrive) as they were.
  */
 static void mrc_count_xmit(struct sock *sk, struct mrc_tx_cb *cb, u32 i,
 			   u32 now)
 {
+	struct mrc_sock *msk = mrc_sk(sk);
+
+	msk->ldrop_start = 0;
 	cb->xmit_us = now;
 	cb->probed = 0;
 	if (cb->xmits < U8_MAX)
 		cb->xmits++;
-	mrc_cp_on_xmit(sk, cb, i);
-}
-
-/* The packet left this host: a transmission, and the end of any run of
- * local drops.
- */
-static void mrc_count_sent(struct sock *sk, struct mrc_tx_cb *cb)
-{
-	struct mrc_sock *msk = mrc_sk(sk);
-
-	msk->ldrop_start = 0;
 	if (cb->xmits > 1)
 		msk->undo_retrans++;
-	mrc_cp_on_sent(sk, cb);
+	mrc_cp_on_xmit(sk, cb, i, now);
 	msk->stats.pkts_sent++;
 	MRC_INC(sock_net(sk), OUT_DATA);
 	if (cb->xmits > 1) {
-		trace_mrc_retransmit(msk, cb->psn, mrc_cps(msk)->p[cb->pidx].id,
+		trace_mrc_retransmit(msk, cb->psn, mrc_cps(msk)->p[i].id,
 				     cb->xmits);
 		msk->stats.pkts_retrans++;
 		MRC_INC(sock_net(sk), OUT_RETRANS);
@@ -450,11 +443,11 @@ static u32 mrc_ldrop_wait_us(struct mrc_sock *msk)
 }
 
 /**
- * mrc_mark_unsent() - a queue of this host dropped a DATA packet
+ * mrc_mark_unsent() - a DATA packet did not leave this host
  * @sk: the socket, locked
- * @cb: the packet, after mrc_count_xmit(); its copy could not be made, or
- *	the output returned NET_XMIT_DROP, or EMSGSIZE (too big for its
- *	route: it goes again in fragments)
+ * @cb: the packet, not marked lost: its copy could not be made, or the
+ *	output dropped it (mrc_xmit_unsent())
+ * @i: the path entry it was to go on
  *
  * It never left: neither a loss of its path nor a transmission. It waits
  * with the packets declared lost, first in line, and goes on whichever
@@ -462,18 +455,25 @@ static u32 mrc_ldrop_wait_us(struct mrc_sock *msk)
  * TCP likewise keeps a segment whose transmission failed in its queue and
  * cuts its window once (tcp_enter_cwr()): mrc_cc_on_local_drop().
  */
-static void mrc_mark_unsent(struct sock *sk, struct mrc_tx_cb *cb)
+static void mrc_mark_unsent(struct sock *sk, struct mrc_tx_cb *cb, u32 i)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
 
-	trace_mrc_pkt_lost(msk, cb->psn, mrc_cps(msk)->p[cb->pidx].id,
+	trace_mrc_pkt_lost(msk, cb->psn, mrc_cps(msk)->p[i].id,
 			   MRC_LOST_QDISC_DROP);
 	MRC_INC(sock_net(sk), QDISC_DROP_LOST);
-	if (cb->xmits)
-		cb->xmits--;
-	mrc_cp_on_unsent(sk, cb);
 	cb->lost = 1;
 	msk->lost++;
+}
+
+/* What the output returned for a packet that did not leave this host: a
+ * full queue (NET_XMIT_DROP), no memory for it or its headroom, or too
+ * big for its route after all (it goes again in fragments).
+ */
+static bool mrc_xmit_unsent(int err)
+{
+	return err == NET_XMIT_DROP || err == -ENOBUFS || err == -ENOMEM ||
+	       err == -EMSGSIZE;
 }
 
 /* After one or more mrc_mark_unsent(): cut the window and try again later.
@@ -503,7 +503,6 @@ static bool mrc_xmit_data(struct sock *sk, struct sk_buff *skb, u32 i,
 	struct sk_buff *nskb;
 	int err = -ENOMEM;
 
-	mrc_count_xmit(sk, cb, i, now);
 	/* A copy of its own: the headers go in front of the payload, and
 	 * the pad and ICRC after it.
 	 */
@@ -514,20 +513,24 @@ static bool mrc_xmit_data(struct sock *sk, struct sk_buff *skb, u32 i,
 	}
 	if (nskb) {
 		mrc_data_hdr(sk, skb_push(nskb, mrc10_data_hlen(mrc_cb_last(cb))),
-			     cb);
+			     cb, now);
 		err = mrc_output_path(sk, nskb, i, &noroute);
 	} else {
 		MRC_INC(sock_net(sk), TX_ERRORS);
 	}
-	if (err == NET_XMIT_DROP || err == -EMSGSIZE || err == -ENOMEM) {
-		mrc_mark_unsent(sk, cb);
-		mrc_local_drop(sk);
+	if (mrc_xmit_unsent(err)) {
+		mrc_mark_unsent(sk, cb, i);
+		/* Not congestion: it goes again, in fragments, at the tick. */
+		if (err == -EMSGSIZE)
+			mrc_arm_rtx_at(sk, 1);
+		else
+			mrc_local_drop(sk);
 		return false;
 	}
 	/* A packet that found no route is taken as sent: the loss scan
 	 * declares it lost and retires the path (mrc_detect_losses()).
 	 */
-	mrc_count_sent(sk, cb);
+	mrc_count_xmit(sk, cb, i, now);
 	cb->noroute = noroute;
 	/* The loss scan takes it at the next tick, with no ACK to wait for:
 	 * none may come when the path was the only one. Not a retransmission
@@ -618,10 +621,8 @@ static bool mrc_xmit_batch(struct sock *sk, struct sk_buff **pkts, u32 n,
 		if (i == n)
 			return true;
 		/* Those not tried wait as if dropped. */
-		while (++i < n) {
-			mrc_count_xmit(sk, MRC_TX_CB(pkts[i]), p, now);
-			mrc_mark_unsent(sk, MRC_TX_CB(pkts[i]));
-		}
+		while (++i < n)
+			mrc_mark_unsent(sk, MRC_TX_CB(pkts[i]), p);
 		return false;
 	}
 	memset(hdrs, 0, area);
@@ -634,12 +635,11 @@ static bool mrc_xmit_batch(struct sock *sk, struct sk_buff **pkts, u32 n,
 		const struct skb_shared_info *psh = skb_shinfo(pkts[i]);
 		u32 hl = i == n - 1 ? hlast : hlen;
 
-		mrc_count_xmit(sk, cb, p, now);
 		if (!i) {
-			mrc_data_hdr(sk, skb_put(gso, hlen), cb);
+			mrc_data_hdr(sk, skb_put(gso, hlen), cb, now);
 		} else {
 			/* The previous packet's ICRC, then these headers. */
-			mrc_data_hdr(sk, hdrs + pos + gap, cb);
+			mrc_data_hdr(sk, hdrs + pos + gap, cb, now);
 			/* netdev_alloc_frag() gave one reference: one more
 			 * for each further fragment of the page.
 			 */
@@ -672,14 +672,14 @@ static bool mrc_xmit_batch(struct sock *sk, struct sk_buff **pkts, u32 n,
 	sh->gso_type = SKB_GSO_UDP_L4;
 	sh->gso_segs = n;
 	/* A queue drops a GSO skb whole, or segments it and keeps some. */
-	if (mrc_output_path(sk, gso, p, &noroute) == NET_XMIT_DROP) {
+	if (mrc_xmit_unsent(mrc_output_path(sk, gso, p, &noroute))) {
 		for (i = 0; i < n; i++)
-			mrc_mark_unsent(sk, MRC_TX_CB(pkts[i]));
+			mrc_mark_unsent(sk, MRC_TX_CB(pkts[i]), p);
 		mrc_local_drop(sk);
 		return false;
 	}
 	for (i = 0; i < n; i++) {
-		mrc_count_sent(sk, MRC_TX_CB(pkts[i]));
+		mrc_count_xmit(sk, MRC_TX_CB(pkts[i]), p, now);
 		MRC_TX_CB(pkts[i])->noroute = noroute;
 	}
 	if (noroute)
@@ -778,9 +778,10 @@ static bool mrc_send_batch(struct sock *sk, struct sk_buff **pkts, u32 n,
 }
 
 /* Send again what is declared lost, oldest first, within the congestion
- * window; with @head, the first goes whatever the window.
+ * window; with @head, the first goes whatever the window. Returns false
+ * when a queue of this host dropped one: nothing more goes for now.
  */
-static void mrc_retransmit_lost(struct sock *sk, bool head)
+static bool mrc_retransmit_lost(struct sock *sk, bool head)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
 	u32 psn, now = 0;
@@ -814,11 +815,11 @@ static void mrc_retransmit_lost(struct sock *sk, bool head)
 			mrc_ask_ack(msk, MRC_TX_CB(skb)->psn, !msk->lost &&
 				    skb_queue_empty(&sk->sk_write_queue));
 		head = false;
-		/* The local queue is full: no more into it for now. */
 		if (!mrc_xmit_data(sk, skb, i, now))
-			break;
+			return false;
 		now = 0;
 	}
+	return true;
 }
 
 /**
@@ -1149,7 +1150,11 @@ static void mrc_tail_probe(struct sock *sk)
 	cb->lost_pidx = cb->pidx;
 	cb->lost_xmit_us = cb->xmit_us;
 	cb->ack_req = 1;
-	mrc_xmit_data(sk, skb, i, now);
+	/* Dropped here: it waits with the lost packets, as a first copy
+	 * that is no longer counted in flight.
+	 */
+	if (!mrc_xmit_data(sk, skb, i, now))
+		return;
 	cb->probed = 1;
 	/* It repairs nothing known lost: neither it nor the duplicate it
 	 * may draw counts towards undoing a window reduction (see
@@ -1187,8 +1192,8 @@ void mrc_push(struct sock *sk)
 	if (!msk->outstanding && !timer_pending(&msk->rtx_timer))
 		msk->rto_deadline = jiffies + usecs_to_jiffies(mrc_rto_us(sk));
 	mrc_cp_refresh(sk);
-	mrc_retransmit_lost(sk, false);
-	mrc_send_new(sk, false);
+	if (mrc_retransmit_lost(sk, false))
+		mrc_send_new(sk, false);
 
 	if (msk->outstanding) {
 		if (!timer_pending(&msk->rtx_timer))
@@ -1522,10 +1527,9 @@ static u32 mrc_late_wait(struct sock *sk, u32 now, const unsigned long *after,
  * (mrc_late_everywhere()): the delay is then everyone's, and the packet
  * waits for the next ACK. A packet that found no route
  * never left: it is lost at once, and its path retired (the route to the
- * path's first hop went away, with its link). A packet a queue of this
- * host dropped never left either: it is lost at once, a congestion
- * signal, and its path stays (a full local queue is no failure of the
- * path). A packet a NACK said was
+ * path's first hop went away, with its link). (A packet a queue of this
+ * host dropped never left either, and waits with the lost ones at once:
+ * mrc_mark_unsent().) A packet a NACK said was
  * trimmed is no loss: it is released for retransmission once its trim
  * hold (mrc_trim_hold_us()) is over. Packets still inside any of these
  * windows arm the timer for its end.
@@ -1819,11 +1823,14 @@ void mrc_rtx_timeout(struct sock *sk)
 		return;
 	/* The latest transmission did not leave: a queue of this host was
 	 * full (mrc_mark_unsent()). The peer's silence means nothing then:
-	 * as TCP does for local congestion, the timer tries again, with
-	 * neither a retry counted nor a backoff, and what was in flight is
-	 * judged by the next RTO, once this host's queues take packets. The
-	 * time it may last is bounded as an outage's.
+	 * as TCP does for local congestion, the oldest packet waiting goes
+	 * again, whatever the window, with neither a retry counted nor a
+	 * backoff, and what was in flight is judged by the next RTO, once
+	 * this host's queues take packets. The time it may last is bounded
+	 * as an outage's.
 	 */
+	if (msk->state == MRC_ESTABLISHED && msk->ldrop_start && !msk->lost)
+		msk->ldrop_start = 0;
 	if (msk->state == MRC_ESTABLISHED && msk->ldrop_start) {
 		if (time_after(jiffies, msk->ldrop_start +
 			       msecs_to_jiffies(msk->outage_timeout_ms))) {
@@ -1831,7 +1838,8 @@ void mrc_rtx_timeout(struct sock *sk)
 			return;
 		}
 		MRC_INC(sock_net(sk), RTO_LOCAL);
-		mrc_push(sk);
+		if (mrc_retransmit_lost(sk, true))
+			mrc_push(sk);
 		mrc_rto_restart(sk, U32_MAX);
 		return;
 	}
@@ -2027,15 +2035,17 @@ void mrc_send_ack(struct sock *sk, u16 flags)
 		if (!k && err == NET_XMIT_DROP)
 			dropped = true;
 	}
+	msk->rcv_unacked = 0;
 	/* The first SACK, which holds the cumulative ACK, did not leave this
 	 * host: the delayed-ACK timer sends it again, with what has come
-	 * since. No retransmission is needed to bring it back.
+	 * since and the congestion mark, rather than each packet that comes
+	 * into the same full queue. No retransmission is needed to bring it
+	 * back.
 	 */
 	if (dropped) {
 		mrc_arm_ack_timer(sk);
 		return;
 	}
-	msk->rcv_unacked = 0;
 	msk->ack_ce = false;
 }
 

@@ -671,6 +671,7 @@ static int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 			msk->snd_truesize = skb->truesize;
 		__skb_header_release(skb);
 		memset(MRC_TX_CB(skb), 0, sizeof(struct mrc_tx_cb));
+		MRC_TX_CB(skb)->pidx = MRC_PIDX_NONE;
 		MRC_TX_CB(skb)->lost_pidx = MRC_PIDX_NONE;
 		MRC_TX_CB(skb)->msn = msk->snd_msn;
 		MRC_TX_CB(skb)->offset = off;
