@@ -1824,10 +1824,11 @@ void mrc_rtx_timeout(struct sock *sk)
 	/* The latest transmission did not leave: a queue of this host was
 	 * full (mrc_mark_unsent()). The peer's silence means nothing then:
 	 * as TCP does for local congestion, the oldest packet waiting goes
-	 * again, whatever the window, with neither a retry counted nor a
-	 * backoff, and what was in flight is judged by the next RTO, once
-	 * this host's queues take packets. The time it may last is bounded
-	 * as an outage's.
+	 * again, whatever the window, and no retry is counted; what was in
+	 * flight is judged by the next RTO, once this host's queues take
+	 * packets. The RTO backs off all the same, so that a host whose
+	 * queues stay full is not tried again every RTO by each of its
+	 * connections. The time it may last is bounded as an outage's.
 	 */
 	if (msk->state == MRC_ESTABLISHED && msk->ldrop_start && !msk->lost)
 		msk->ldrop_start = 0;
@@ -1838,6 +1839,8 @@ void mrc_rtx_timeout(struct sock *sk)
 			return;
 		}
 		MRC_INC(sock_net(sk), RTO_LOCAL);
+		if (msk->backoff < MRC_BACKOFF_MAX)
+			msk->backoff++;
 		if (mrc_retransmit_lost(sk, true))
 			mrc_push(sk);
 		mrc_rto_restart(sk, U32_MAX);
