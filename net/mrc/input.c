@@ -228,6 +228,7 @@ static void mrc_rcv_trimmed(struct sock *sk, struct sk_buff *skb, u32 psn,
 		MRC_INC(sock_net(sk), DROP_PSN_WINDOW);
 		mrc_send_nack(sk, psn, MRC_IN_CB(skb)->ev, ts,
 			      MRC_NACK_PSN_WINDOW);
+		mrc_send_ack(sk, 0);
 	} else if (k < 0 || test_bit(k, msk->rcv_map)) {
 		mrc_send_ack(sk, 0);
 	} else {
@@ -346,13 +347,14 @@ static void mrc_rcv_data(struct sock *sk, struct sk_buff *skb,
 	}
 	/* A PSN this far ahead is no packet the sender may have out: it
 	 * changes nothing, not even what the next ACK echoes. The NACK
-	 * (PSN_OOR_WINDOW) says so, as US's receiver does.
+	 * (PSN_OOR_WINDOW) says so, as US's receiver does, and the ACK
+	 * where the window is.
 	 */
 	if (k >= MRC_WND) {
 		MRC_INC(net, DROP_PSN_WINDOW);
 		mrc_send_nack(sk, psn, MRC_IN_CB(skb)->ev, di->ts,
 			      MRC_NACK_PSN_WINDOW);
-		goto drop;
+		goto drop_ack;
 	}
 	msk->stats.pkts_received++;
 	ce = MRC_IN_CB(skb)->ce;
@@ -461,6 +463,7 @@ drop_nobuf:
 	 */
 	mrc_rmsg_put_empty(rmsg);
 	mrc_send_nack(sk, psn, MRC_IN_CB(skb)->ev, di->ts, MRC_NACK_NO_BUFFER);
+drop_ack:
 	mrc_send_ack(sk, 0);
 drop:
 	kfree_skb(skb);

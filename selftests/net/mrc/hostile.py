@@ -511,7 +511,8 @@ class Attack:
     def learn_data_idle(self):
         """At idle the receiver's next PSN is the sender's next PSN; a
         WRITE far ahead of the window makes the receiver say it, in a SACK
-        to the sender whose cumulative PSN is the one before."""
+        (after a NACK) to the sender whose cumulative PSN is the one
+        before."""
         self.learn_data_template()
         probe = self.to_h2.make(self.data((self.psn + (1 << 23) - 1) & P.PSN,
                                           self.msn, 0, 1, b"x"))
