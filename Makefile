@@ -218,7 +218,7 @@ check-debug:
 	@$(TESTING)/check-debug
 
 # make fuzz [FUZZ_SECS=60]: the libFuzzer targets of tools/testing/fuzz/,
-# built from the module's own parse.c, wire10.c and choose.c, each for FUZZ_SECS;
+# built from the module's own parse.c and choose.c, each for FUZZ_SECS;
 # new inputs join tools/testing/fuzz/corpus/.
 fuzz: deps
 	@$(TESTING)/fuzz/run

@@ -311,15 +311,4 @@ struct mrc10_xack {
 /* Bytes of ICRC after each packet. */
 #define MRC10_ICRC_LEN		4
 
-/* Header bytes of a WRITE packet: BTH, METH, TSETH, RETH; and ImmDt. */
-#define MRC10_DATA_HLEN		36
-#define MRC10_DATA_HLEN_IMM	40
-/* What a trimmed WRITE packet keeps after UDP (mapping: Trimming). */
-#define MRC10_TRIM_KEEP		36
-/* SACK: BTH, SETH, CC_STATE; and the AF_MRC extension. */
-#define MRC10_SACK_LEN		48
-#define MRC10_SACK_LEN_X	56
-/* NACK: BTH, NETH. */
-#define MRC10_NACK_LEN		32
-
 #endif /* _MRC10_WIRE_H */

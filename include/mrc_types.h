@@ -39,7 +39,6 @@
 #include "mrc_compat.h"
 #include "mrc_mib.h"
 #include "mrc_wire.h"
-#include "mrc10_wire.h"
 
 #define MRC_BIND_HASH_BITS	8
 
@@ -92,16 +91,15 @@
 #define MRC_SNDBUF_MAX_DEFAULT		(4 * SZ_1M)
 
 /* The smallest DATA payload a connection accepts to run with: what the
- * IPv6 minimum MTU leaves with the longest SRH (1036 bytes). A message is
+ * IPv6 minimum MTU leaves with the longest SRH (1060 bytes). A message is
  * then at most MRC_MSG_MAX / MRC_MSS_MIN + 1 packets, which bounds what a
  * peer can make a receiver hold for one message; a peer that asks for less
  * (a SYN or SYNACK with a smaller MSS) is refused (DropSmallMss).
  */
 #define MRC_MSS_MIN	(IPV6_MIN_MTU - sizeof(struct ipv6hdr) -		\
 			 sizeof(struct ipv6_sr_hdr) -				\
-			 (MRC_SEGS_MAX + 1) * sizeof(struct in6_addr) -	\
-			 sizeof(struct udphdr) - MRC10_DATA_HLEN_IMM -		\
-			 MRC10_ICRC_LEN)
+			 MRC_SEGS_MAX * sizeof(struct in6_addr) -		\
+			 sizeof(struct udphdr) - sizeof(struct mrc_data))
 
 /* Counters of a path, in struct mrc_path_pcpu and struct mrc_path_counters. */
 enum mrc_path_ctr {
@@ -489,20 +487,17 @@ struct mrc_cpaths {
  * @msn: message sequence number
  * @offset: offset of the payload in the message
  * @msg_len: length of the message
- * @psn: packet sequence number, assigned when it enters the window
- * @xmit_us: time of the latest transmission, microseconds; a try that
- *	did not leave this host (mrc_mark_unsent()) is none
+ * @psn: packet sequence number, assigned at first transmission
+ * @xmit_us: time of the latest transmission, microseconds
  * @len: payload length
  * @pidx: entry in &mrc_cpaths.p of the path of the latest transmission, or
- *	MRC_PIDX_NONE before the first, or once that path left the
- *	connection's set (the packet is then lost, and any news of it
- *	concerns no path)
+ *	MRC_PIDX_NONE once that path left the connection's set (the
+ *	packet is then lost, and any news of it concerns no path)
  * @xmits: number of transmissions
  * @lost_xmit_us: send time of the latest copy declared lost
  * @lost_pidx: the path entry of that copy, or MRC_PIDX_NONE: none was
  *	declared lost since the connection's view of its paths was built
- * @lost: declared lost, or its latest try did not leave this host, and
- *	not sent since
+ * @lost: declared lost and not retransmitted since
  * @via_rto: was declared lost by a retransmission timeout
  * @ack_req: its next transmission asks for an immediate ACK
  *	(MRC_F_ACK_REQ): mrc_ask_ack() said so
@@ -510,6 +505,8 @@ struct mrc_cpaths {
  * @nobuf: the peer refused it for want of memory
  * @noroute: its latest transmission found no route: the path's first hop
  *	is unreachable from this host, and the packet never left it
+ * @qdrop: a queue of this host dropped its latest transmission (the
+ *	output returned NET_XMIT_DROP): it never left, for congestion here
  * @probed: its latest transmission is a tail probe (mrc_tail_probe()), and
  *	@lost_pidx and @lost_xmit_us name the copy it replaced, not yet
  *	known lost: an ACK that echoes the probe's copy shows it was
@@ -534,6 +531,7 @@ struct mrc_tx_cb {
 	   trimmed:1,
 	   nobuf:1,
 	   noroute:1,
+	   qdrop:1,
 	   probed:1;
 };
 
@@ -746,12 +744,6 @@ struct mrc_stats {
  *	that echoes it (the probe came first, the copy late) says the same
  * @last_trim_us: when a NACK(TRIMMED) last came; 0 never
  * @trim_cut_us: when a trim last cut the window; 0 never
- * @ldrop_cut_us: when a drop by a queue of this host last cut the window;
- *	0 never
- * @ldrop_start: jiffies (| 1) of the first of the transmissions in a row
- *	that a queue of this host dropped; 0 when the latest one left
- * @ldrop_backoff: doublings of the wait before a packet a queue of this
- *	host dropped is tried again, since the last ACK of new data
  * @backoff: RTO doublings since the last progress
  * @retries: timeouts since the peer was last heard
  * @rto_deadline: jiffies at which the RTO expires (the timer may fire
@@ -782,11 +774,9 @@ struct mrc_stats {
  *	advertised took to be reached; 0 before the first
  * @rcv_rtt_edge: the edge being timed
  * @rcv_rtt_time_us: when it was advertised; 0 when none is timed
- * @ack_tsval: TSETH timestamp of the latest packet to echo
- * @ack_psn: its PSN
- * @ack_rx_us: arrival time of that packet, never 0; 0: none to echo
- * @ack_ev: its EV: UDP source port above, the flow label's low 16 bits
- *	(the sender's path id) below
+ * @ack_tsval: tsval of the latest packet to echo
+ * @ack_rx_us: arrival time of that packet
+ * @ack_ev: path of that packet
  * @ack_ce: a packet since the last ACK was CE-marked
  * @stats: counters for MRC_INFO
  *
@@ -873,9 +863,6 @@ struct mrc_sock {
 	u32 tlp_first_us;
 	u32 last_trim_us;
 	u32 trim_cut_us;
-	u32 ldrop_cut_us;
-	unsigned long ldrop_start;
-	u8 ldrop_backoff;
 	u8 backoff;
 	u8 retries;
 	unsigned long rto_deadline;
@@ -898,9 +885,8 @@ struct mrc_sock {
 	u32 rcv_rtt_time_us;
 	u64 rcv_rtt_edge;
 	u32 ack_tsval;
-	u32 ack_psn;
 	u32 ack_rx_us;
-	u32 ack_ev;
+	u16 ack_ev;
 	bool ack_ce;
 
 	struct mrc_stats stats;

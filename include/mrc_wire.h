@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * MRC wire format: AF_MRC's own header, which follows the UDP header of
- * the packets MRC 1.0 has no opcode for (connection management and path
- * probes; data, ACKs and NACKs are MRC 1.0's, mrc10_wire.h), and PSN
- * arithmetic. Documentation/networking/mrc.rst has the byte diagrams.
+ * MRC wire format: the header that follows the UDP header of every MRC
+ * packet. Documentation/networking/mrc.rst has the byte diagrams.
  */
 #ifndef _MRC_WIRE_H
 #define _MRC_WIRE_H
@@ -40,10 +38,7 @@ static inline bool mrc_psn_after(__u32 a, __u32 b)
 	return mrc_psn_before(b, a);
 }
 
-/* Packet types (mrc_hdr.type). DATA, ACK and NACK travel as MRC 1.0
- * WRITEs, SACKs and NACKs (mrc10_wire.h); their types are no longer sent,
- * and are dropped on receipt.
- */
+/* Packet types (mrc_hdr.type). */
 enum mrc_pkt_type {
 	MRC_PKT_DATA = 1,
 	MRC_PKT_ACK = 2,
@@ -56,22 +51,17 @@ enum mrc_pkt_type {
 	MRC_PKT_PROBE_REPLY = 9,
 };
 
-/* What an ACK or a data packet says, as the module passes it around; on
- * the wire they travel in MRC 1.0 fields (mrc.rst, Common header).
- */
+/* Flags (mrc_hdr.flags). */
 #define MRC_F_ECE	0x0001	/* ACK: the triggering packet was CE-marked */
 #define MRC_F_FIN_ACK	0x0002	/* ACK: the peer's FIN has been received */
 #define MRC_F_RETX	0x0004	/* DATA: a retransmission */
 #define MRC_F_DUP	0x0008	/* ACK: the triggering DATA was a duplicate */
 #define MRC_F_ACK_REQ	0x0010	/* DATA: acknowledge at once, do not delay */
 
-/* NACK reasons, as the module passes them around (MRC 1.0's NETH reasons
- * map onto them).
- */
+/* NACK reasons (mrc_nack.reason). */
 enum mrc_nack_reason {
 	MRC_NACK_TRIMMED = 1,	/* the payload was cut off by a switch */
 	MRC_NACK_NO_BUFFER = 2,	/* no receive memory for the payload */
-	MRC_NACK_PSN_WINDOW = 3, /* the PSN is beyond the receive window */
 };
 
 /* RST reasons (mrc_rst.reason). */
@@ -83,14 +73,15 @@ enum mrc_rst_reason {
 };
 
 /**
- * struct mrc_hdr - common header of every packet in AF_MRC's format
+ * struct mrc_hdr - common header of every MRC packet
  * @version: MRC_VERSION
  * @type: enum mrc_pkt_type
- * @flags: zero (no type left has flags)
+ * @flags: MRC_F_* bits
  * @dcid: connection id chosen by the receiver of this packet (0 in a SYN)
  * @scid: connection id chosen by the sender of this packet
  * @ev: entropy value: the path this packet was sent on
- * @plen: zero (it held a DATA packet's payload length)
+ * @plen: DATA: bytes of payload after the DATA header, so that a receiver
+ *	can tell a packet a switch trimmed; zero in other types
  */
 struct mrc_hdr {
 	__u8	version;
@@ -102,13 +93,71 @@ struct mrc_hdr {
 	__be16	plen;
 } __packed;
 
+/**
+ * struct mrc_data - DATA: one packet of one message
+ * @h: common header
+ * @psn: packet sequence number (wraps; serial-number arithmetic)
+ * @msn: message sequence number (wraps)
+ * @offset: byte offset of the payload in the message
+ * @msg_len: total length of the message
+ * @tsval: sender's clock in microseconds at transmission, echoed in ACKs
+ *
+ * The payload follows. A receiver can place it without any other packet.
+ */
+struct mrc_data {
+	struct mrc_hdr h;
+	__be32	psn;
+	__be32	msn;
+	__be32	offset;
+	__be32	msg_len;
+	__be32	tsval;
+} __packed;
+
 #define MRC_SACK_WORDS	4
 #define MRC_SACK_BITS	(MRC_SACK_WORDS * 64)
 
 /* Packets in flight are bounded by the window of PSNs one ACK can describe:
- * the cumulative PSN and the 255 after it, in up to four SACKs of 64.
+ * the cumulative PSN and the 255 after it.
  */
 #define MRC_WND		256
+
+/**
+ * struct mrc_ack - ACK: cumulative and selective acknowledgment
+ * @h: common header; @h.ev is the path the ACK itself takes
+ * @cum_psn: every PSN before this one has arrived; this one has not
+ * @sack: bit i of word j set: PSN cum_psn + 1 + 64 * j + i has arrived
+ * @ev_echo: path of the packet that triggered this ACK
+ * @rsvd: zero
+ * @rwnd: receive window, in bytes, beyond what is already acknowledged
+ * @tsecr: tsval of the packet that triggered this ACK
+ * @svc_time_us: microseconds that packet waited before this ACK was sent
+ */
+struct mrc_ack {
+	struct mrc_hdr h;
+	__be32	cum_psn;
+	__be64	sack[MRC_SACK_WORDS];
+	__be16	ev_echo;
+	__be16	rsvd;
+	__be32	rwnd;
+	__be32	tsecr;
+	__be32	svc_time_us;
+} __packed;
+
+/**
+ * struct mrc_nack - NACK: a packet arrived without its payload
+ * @h: common header
+ * @psn: the packet's PSN
+ * @ev: the path it arrived on
+ * @reason: enum mrc_nack_reason
+ * @rsvd: zero
+ */
+struct mrc_nack {
+	struct mrc_hdr h;
+	__be32	psn;
+	__be16	ev;
+	__u8	reason;
+	__u8	rsvd;
+} __packed;
 
 /**
  * struct mrc_syn - SYN and SYNACK: open a connection

@@ -17,11 +17,10 @@
  * A delay over qa_delay_us (quick adapt) sets the window to what was
  * delivered in the last round trip, at most once per RTT. A loss on one
  * of N usable paths takes 1/(2N) of the window, once per window of data
- * for that path: losses on every path halve it, as on one path. A trim,
- * or a drop by a queue of this host, takes md/1024 of the window, at most
- * once per srtt. A reduction whose retransmissions all turn out spurious
- * is undone. The settings are the namespace's (MRC_CMD_CC_SET);
- * Documentation/networking/mrc.rst describes them.
+ * for that path: losses on every path halve it, as on one path. A
+ * reduction whose retransmissions all turn out spurious is undone. The
+ * settings are the namespace's
+ * (MRC_CMD_CC_SET); Documentation/networking/mrc.rst describes them.
  */
 #include "cc.h"
 #include "conn.h"
@@ -190,24 +189,6 @@ void mrc_cc_on_loss(struct sock *sk, u32 pidx)
 	}
 }
 
-/* The largest multiplicative decrease (md), unless the last one of its
- * kind, at *@cut_us, was less than a smoothed RTT ago. Returns whether
- * the window was cut.
- */
-static bool mrc_cc_queue_cut(struct sock *sk, u32 *cut_us)
-{
-	const struct mrc_cc_params *cc = &mrc_net(sock_net(sk))->cc;
-	struct mrc_sock *msk = mrc_sk(sk);
-	u32 md = min_t(u32, READ_ONCE(cc->md), 1023), now = mrc_now_us();
-
-	if (*cut_us && now - *cut_us < max_t(u32, msk->srtt_us, 1))
-		return false;
-	*cut_us = now | 1;
-	mrc_cc_reduce(msk, msk->cwnd -
-		      max_t(u32, div_u64((u64)msk->cwnd * md, 1024), 1));
-	return true;
-}
-
 /**
  * mrc_cc_on_trim() - reduce the window for a packet a switch trimmed
  * @sk: the socket, locked
@@ -222,24 +203,17 @@ static bool mrc_cc_queue_cut(struct sock *sk, u32 *cut_us)
  */
 void mrc_cc_on_trim(struct sock *sk)
 {
-	if (mrc_cc_queue_cut(sk, &mrc_sk(sk)->trim_cut_us))
-		MRC_INC(sock_net(sk), CC_TRIM_DECREASE);
-}
+	const struct mrc_cc_params *cc = &mrc_net(sock_net(sk))->cc;
+	struct mrc_sock *msk = mrc_sk(sk);
+	u32 md = min_t(u32, READ_ONCE(cc->md), 1023), now = mrc_now_us();
 
-/**
- * mrc_cc_on_local_drop() - reduce the window for packets a queue of this
- *	host dropped
- * @sk: the socket, locked
- *
- * The queue overflowed as a switch's does when it trims, and it serves
- * every path that leaves through its device: the same decrease as a
- * trim, at most once per smoothed RTT, as TCP enters CWR when its
- * transmission fails locally.
- */
-void mrc_cc_on_local_drop(struct sock *sk)
-{
-	if (mrc_cc_queue_cut(sk, &mrc_sk(sk)->ldrop_cut_us))
-		MRC_INC(sock_net(sk), CC_LOCAL_DECREASE);
+	if (msk->trim_cut_us &&
+	    now - msk->trim_cut_us < max_t(u32, msk->srtt_us, 1))
+		return;
+	msk->trim_cut_us = now | 1;
+	MRC_INC(sock_net(sk), CC_TRIM_DECREASE);
+	mrc_cc_reduce(msk, msk->cwnd -
+		      max_t(u32, div_u64((u64)msk->cwnd * md, 1024), 1));
 }
 
 /**

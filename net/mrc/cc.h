@@ -10,7 +10,6 @@ void mrc_cc_params_store(struct mrc_cc_params *dst,
 void mrc_cc_on_ack(struct sock *sk, u32 delivered, s32 delay_us, bool ce);
 void mrc_cc_on_loss(struct sock *sk, u32 pidx);
 void mrc_cc_on_trim(struct sock *sk);
-void mrc_cc_on_local_drop(struct sock *sk);
 void mrc_cc_on_spurious(struct sock *sk);
 
 #endif /* _MRC_CC_H */

@@ -13,7 +13,6 @@
 
 #include "mrc_compat.h"
 #include "conn.h"
-#include "icrc.h"
 #include "input.h"
 #include "mem.h"
 #include "mpath.h"
@@ -24,7 +23,6 @@
 #include "pernet.h"
 #include "socket.h"
 #include "trace.h"
-#include "wire10.h"
 
 /* What the IPv6 header said, kept in skb->cb because a packet may wait in
  * the socket backlog. DATA reuses cb (struct mrc_rx_cb) once placed.
@@ -33,9 +31,8 @@ struct mrc_in_cb {
 	struct in6_addr saddr;
 	struct in6_addr daddr;
 	int ifindex;
-	u32 ev;
 	bool ce;
-	bool trim_mark;
+	u8 dscp;
 };
 
 #define MRC_IN_CB(skb)	((struct mrc_in_cb *)(skb)->cb)
@@ -203,57 +200,38 @@ static bool mrc_rmsg_insert(struct mrc_rmsg *rmsg, struct sk_buff *skb,
 	return true;
 }
 
-/* The packet carried the trim DSCP when it arrived: a switch cut it to its
- * trim size. Read once, in mrc_udp_rcv(), so that a change of trim_dscp
- * cannot make the two reads of one packet disagree.
- */
-static bool mrc_trim_marked(const struct sk_buff *skb)
-{
-	return MRC_IN_CB(skb)->trim_mark;
-}
-
-/* A WRITE a switch trimmed (the trim DSCP says so, or nothing follows
- * RETH): its payload is never delivered. The sender learns at once, by a
- * NACK, and retransmits; a PSN received already (a trimmed spare copy) is
- * only acknowledged again.
+/* A DATA packet a switch trimmed (its DSCP says so, or its payload is
+ * shorter than its header declares): its payload is never delivered. The
+ * sender learns at once, by a NACK, and retransmits; a PSN received
+ * already (a trimmed spare copy) is only acknowledged again.
  */
 static void mrc_rcv_trimmed(struct sock *sk, struct sk_buff *skb, u32 psn,
-			    s32 k, u16 ts)
+			    s32 k)
 {
+	const struct mrc_data *d = (const struct mrc_data *)skb->data;
 	struct mrc_sock *msk = mrc_sk(sk);
 
 	MRC_INC(sock_net(sk), IN_TRIMMED);
 	msk->stats.pkts_trimmed++;
 	if (k >= MRC_WND) {
 		MRC_INC(sock_net(sk), DROP_PSN_WINDOW);
-		mrc_send_nack(sk, psn, MRC_IN_CB(skb)->ev, ts,
-			      MRC_NACK_PSN_WINDOW);
 		mrc_send_ack(sk, 0);
 	} else if (k < 0 || test_bit(k, msk->rcv_map)) {
 		mrc_send_ack(sk, 0);
 	} else {
-		mrc_send_nack(sk, psn, MRC_IN_CB(skb)->ev, ts, MRC_NACK_TRIMMED);
+		mrc_send_nack(sk, psn, ntohs(d->h.ev), MRC_NACK_TRIMMED);
 	}
 	kfree_skb(skb);
 }
 
-/* What the next ACK echoes: this packet's PSN, EV, clock and mark. */
-static void mrc_echo_set(struct mrc_sock *msk, const struct sk_buff *skb,
-			 const struct mrc10_data_info *di, bool ce)
+/* What the next ACK echoes: this packet's path, clock and mark. */
+static void mrc_echo_set(struct mrc_sock *msk, const struct mrc_data *d,
+			 bool ce)
 {
-	msk->ack_tsval = di->ts;
-	msk->ack_psn = di->psn;
-	msk->ack_rx_us = mrc_now_us() ?: 1;
-	msk->ack_ev = MRC_IN_CB(skb)->ev;
+	msk->ack_tsval = ntohl(d->tsval);
+	msk->ack_rx_us = mrc_now_us();
+	msk->ack_ev = ntohs(d->h.ev);
 	msk->ack_ce |= ce;
-}
-
-/* A 16-bit MSN as the 32-bit one nearest the next to deliver: a receiver
- * keeps far fewer than 2^15 messages open (mrc-1.0-mapping.rst, METH).
- */
-static u32 mrc_msn_extend(const struct mrc_sock *msk, u16 msn)
-{
-	return msk->rcv_msn + (s16)(msn - (u16)msk->rcv_msn);
 }
 
 /* Just past the highest PSN held above the cumulative point, as an offset
@@ -320,40 +298,35 @@ static void mrc_rcv_accepted(struct mrc_sock *msk, u32 n, u32 full,
 		MRC_INC(net, IN_BEYOND_WINDOW);
 }
 
-static void mrc_rcv_data(struct sock *sk, struct sk_buff *skb,
-			 const struct mrc10_data_info *di)
+static void mrc_rcv_data(struct sock *sk, struct sk_buff *skb)
 {
+	const struct mrc_data *d = (const struct mrc_data *)skb->data;
 	struct mrc_sock *msk = mrc_sk(sk);
 	struct net *net = sock_net(sk);
-	u32 psn = di->psn, msn = mrc_msn_extend(msk, di->msn);
-	u32 off = di->offset, mlen = di->msg_len, plen = di->plen;
-	bool ack_req = di->ack_req;
+	u32 psn = ntohl(d->psn), msn = ntohl(d->msn);
+	u32 off = ntohl(d->offset), mlen = ntohl(d->msg_len);
+	u32 plen = skb->len - sizeof(*d);
+	bool ack_req = ntohs(d->h.flags) & MRC_F_ACK_REQ;
 	s32 k = mrc_psn_sub(psn, msk->rcv_nxt);
 	struct mrc_rmsg *rmsg;
 	bool hol, ce;
 	u32 adv, high;
 
 	MRC_INC(net, IN_DATA);
-	if (di->trimmed) {
-		mrc_rcv_trimmed(sk, skb, psn, k, di->ts);
+	if (MRC_IN_CB(skb)->dscp == READ_ONCE(mrc_net(net)->trim_dscp) ||
+	    plen < ntohs(d->h.plen)) {
+		mrc_rcv_trimmed(sk, skb, psn, k);
 		return;
 	}
-	/* The payload alone from here on: no headers, no pad, no ICRC. */
-	__skb_pull(skb, skb->len - plen - mrc10_data_pad(plen) -
-		   MRC10_ICRC_LEN);
-	if (pskb_trim(skb, plen)) {
-		MRC_INC(net, DROP_NOMEM);
+	if (plen != ntohs(d->h.plen)) {
+		MRC_INC(net, DROP_BAD_MSG);
 		goto drop;
 	}
 	/* A PSN this far ahead is no packet the sender may have out: it
-	 * changes nothing, not even what the next ACK echoes. The NACK
-	 * (PSN_OOR_WINDOW) says so, as US's receiver does, and the ACK
-	 * where the window is.
+	 * changes nothing, not even what the next ACK echoes.
 	 */
 	if (k >= MRC_WND) {
 		MRC_INC(net, DROP_PSN_WINDOW);
-		mrc_send_nack(sk, psn, MRC_IN_CB(skb)->ev, di->ts,
-			      MRC_NACK_PSN_WINDOW);
 		goto drop_ack;
 	}
 	msk->stats.pkts_received++;
@@ -365,7 +338,7 @@ static void mrc_rcv_data(struct sock *sk, struct sk_buff *skb,
 	if (k < 0 || test_bit(k, msk->rcv_map)) {
 		msk->stats.pkts_dup++;
 		MRC_INC(net, DROP_DUP);
-		mrc_echo_set(msk, skb, di, ce);
+		mrc_echo_set(msk, d, ce);
 		/* Tell the sender: its retransmission was not needed. */
 		mrc_send_ack(sk, MRC_F_DUP);
 		goto drop;
@@ -375,7 +348,7 @@ static void mrc_rcv_data(struct sock *sk, struct sk_buff *skb,
 		MRC_INC(net, DROP_BAD_MSG);
 		goto drop;
 	}
-	mrc_echo_set(msk, skb, di, ce);
+	mrc_echo_set(msk, d, ce);
 	if (sock_flag(sk, SOCK_DEAD)) {
 		/* New data for a socket nobody will read: reset, as TCP does. */
 		mrc_conn_abort(sk, 0, true);
@@ -424,6 +397,7 @@ static void mrc_rcv_data(struct sock *sk, struct sk_buff *skb,
 		MRC_INC(net, DROP_MEM_LIMIT);
 		goto drop_nobuf;
 	}
+	__skb_pull(skb, sizeof(*d));
 	if (!mrc_rmsg_insert(rmsg, skb, off, plen)) {
 		MRC_INC(net, DROP_BAD_MSG);
 		mrc_rmsg_put_empty(rmsg);
@@ -462,7 +436,7 @@ drop_nobuf:
 	 * window tells the sender to slow down, shows the hole.
 	 */
 	mrc_rmsg_put_empty(rmsg);
-	mrc_send_nack(sk, psn, MRC_IN_CB(skb)->ev, di->ts, MRC_NACK_NO_BUFFER);
+	mrc_send_nack(sk, psn, ntohs(d->h.ev), MRC_NACK_NO_BUFFER);
 drop_ack:
 	mrc_send_ack(sk, 0);
 drop:
@@ -470,70 +444,46 @@ drop:
 }
 
 static void mrc_rcv(struct sock *sk, struct sk_buff *skb);
-static struct sk_buff *mrc_gso_split(struct net *net, struct sk_buff *skb,
-				     const struct mrc_in_cb *in);
 
-/* Where the payload of packet @i of a GSO batch of @n lies: from *@a to
- * *@b, offsets in the batch. Each packet is @seg bytes but the last,
- * headers, payload, pad and ICRC; every packet but the last has @hlen bytes
- * of headers and no pad (mrc_xmit_batch()), the last @hlast and @tlast
- * bytes of pad and ICRC.
- */
-static void mrc_batch_span(const struct sk_buff *skb, u32 seg, u32 n, u32 i,
-			   u32 hlen, u32 hlast, u32 tlast, u32 *a, u32 *b)
-{
-	bool last = i == n - 1;
-
-	*a = i * seg + (last ? hlast : hlen);
-	*b = (last ? skb->len - tlast : (i + 1) * seg - MRC10_ICRC_LEN);
-}
-
-/* The payload of the packets of a GSO batch (mrc_batch_span()), as one
- * skb: its fragments reference the batch's pages, without the headers and
- * ICRCs between them, and what lies in the batch's linear part is copied.
- * NULL when that cannot be done: no memory, or more pieces than an skb has
- * fragments.
+/* The payload of the packets of a GSO batch of @seg bytes a packet (each
+ * starting with a header of @hlen), as one skb: its fragments reference the
+ * batch's pages, without the headers between them, and what lies in the
+ * batch's linear part is copied. NULL when that cannot be done: no memory,
+ * or more pieces than an skb has fragments.
  */
 static struct sk_buff *mrc_gso_payload(const struct sk_buff *skb, u32 seg,
-				       u32 n, u32 hlen, u32 hlast, u32 tlast)
+				       u32 hlen)
 {
 	const struct skb_shared_info *sh = skb_shinfo(skb);
-	u32 hl = skb_headlen(skb), lin = 0, pos = hl, i, f, a, b;
+	u32 hl = skb_headlen(skb), lin = 0, pos = hl, i, f;
 	struct sk_buff *p;
 	skb_frag_t *last;
 
-	for (i = 0; i < n; i++) {
-		mrc_batch_span(skb, seg, n, i, hlen, hlast, tlast, &a, &b);
-		if (a < hl && a < b)
-			lin += min(hl, b) - a;
-	}
+	for (i = 0; i * seg + hlen < hl; i++)
+		lin += min(hl, (i + 1) * seg) - (i * seg + hlen);
 	p = alloc_skb(lin, GFP_ATOMIC | __GFP_NOWARN);
 	if (!p)
 		return NULL;
-	for (i = 0; i < n; i++) {
-		mrc_batch_span(skb, seg, n, i, hlen, hlast, tlast, &a, &b);
-		if (a < hl && a < b)
-			skb_put_data(p, skb->data + a, min(hl, b) - a);
-	}
+	for (i = 0; i * seg + hlen < hl; i++)
+		skb_put_data(p, skb->data + i * seg + hlen,
+			     min(hl, (i + 1) * seg) - (i * seg + hlen));
 	for (f = 0; f < sh->nr_frags; f++) {
 		const skb_frag_t *fr = &sh->frags[f];
 		u32 fs = pos, fe = pos + skb_frag_size(fr);
 
 		pos = fe;
 		/* The payload of each packet that this fragment holds part
-		 * of, without its headers and ICRC.
+		 * of, without its header.
 		 */
-		for (i = min(fs / seg, n - 1); i < n && i * seg < fe; i++) {
+		for (i = fs / seg; i * seg < fe; i++) {
+			u32 a = max(fs, i * seg + hlen);
+			u32 b = min(fe, (i + 1) * seg);
 			struct page *page = skb_frag_page(fr);
-			u32 off, nr = skb_shinfo(p)->nr_frags;
+			u32 off = skb_frag_off(fr) + a - fs;
+			u32 nr = skb_shinfo(p)->nr_frags;
 
-			mrc_batch_span(skb, seg, n, i, hlen, hlast, tlast, &a,
-				       &b);
-			a = max(fs, a);
-			b = min(fe, b);
 			if (a >= b)
 				continue;
-			off = skb_frag_off(fr) + a - fs;
 			last = nr ? &skb_shinfo(p)->frags[nr - 1] : NULL;
 			if (last && skb_frag_page(last) == page &&
 			    skb_frag_off(last) + skb_frag_size(last) == off) {
@@ -554,30 +504,9 @@ static struct sk_buff *mrc_gso_payload(const struct sk_buff *skb, u32 seg,
 	return p;
 }
 
-/* The headers of packet @i of a GSO batch of @n, @seg bytes each but the
- * last, read into @di: false if they cannot be.
- */
-static bool mrc_batch_read(const struct sk_buff *skb, u32 seg, u32 n, u32 i,
-			   struct mrc10_data_info *di)
-{
-	u32 len = i == n - 1 ? skb->len - i * seg : seg;
-	u8 buf[MRC10_DATA_HLEN_IMM];
-	const void *h;
-
-	h = skb_header_pointer(skb, i * seg, min_t(u32, len, sizeof(buf)), buf);
-	return h && !mrc10_data_read(h, len, false, di) && !di->trimmed &&
-	       mrc10_data_in_place(di);
-}
-
-/**
- * mrc_rcv_data_batch() - take a GSO batch of DATA whole
- * @sk: the socket, locked
- * @skb: the batch (mrc_udp_rcv10() checked each packet's ICRC)
- *
- * A batch is a flowcell a peer sent as one (mrc_xmit_batch()), which GRO
- * may also build: consecutive PSNs of one message, each packet with the
- * next part of it, none held yet, none trimmed. Such a batch is taken as
- * one payload skb that references the batch's pages
+/* A GSO batch of DATA taken whole: n > 1 packets of one message with
+ * consecutive PSNs and offsets, none of which the receiver holds, all in
+ * its window and its buffer. Their payloads become one skb of the message
  * (mrc_gso_payload()), with one state update and one ACK decision.
  *
  * Return: false, with @skb untouched, when any of that does not hold; the
@@ -586,48 +515,48 @@ static bool mrc_batch_read(const struct sk_buff *skb, u32 seg, u32 n, u32 i,
  */
 static bool mrc_rcv_data_batch(struct sock *sk, struct sk_buff *skb)
 {
-	u32 seg = skb_shinfo(skb)->gso_size, hlen = MRC10_DATA_HLEN;
+	const u32 hlen = sizeof(struct mrc_data);
+	u32 seg = skb_shinfo(skb)->gso_size;
 	struct mrc_sock *msk = mrc_sk(sk);
 	struct net *net = sock_net(sk);
 	u32 psn, msn, off, mlen, total = 0, last = 0, n, i, k, high, adv = 0;
-	u32 hlast = hlen, tlast = MRC10_ICRC_LEN;
-	struct mrc10_data_info di, d0;
+	const struct mrc_data *d;
 	bool ack_req = false, hol;
 	struct mrc_rmsg *rmsg;
+	struct mrc_data buf;
 	struct sk_buff *p;
 
-	if (seg <= hlen + MRC10_ICRC_LEN || skb_has_frag_list(skb) ||
-	    skb->pp_recycle || skb_zcopy(skb) || msk->state != MRC_ESTABLISHED ||
-	    sock_flag(sk, SOCK_DEAD) || mrc_trim_marked(skb))
+	if (seg <= hlen || skb_has_frag_list(skb) || skb->pp_recycle ||
+	    skb_zcopy(skb) || msk->state != MRC_ESTABLISHED ||
+	    sock_flag(sk, SOCK_DEAD) ||
+	    MRC_IN_CB(skb)->dscp == READ_ONCE(mrc_net(net)->trim_dscp))
 		return false;
 	n = DIV_ROUND_UP(skb->len, seg);
-	if (!mrc_batch_read(skb, seg, n, 0, &d0) || d0.rkey != msk->rcid)
+	d = (const struct mrc_data *)skb->data;
+	if (ntohl(d->h.scid) != msk->rcid || skb->len - (n - 1) * seg < hlen)
 		return false;
-	psn = d0.psn;
-	msn = mrc_msn_extend(msk, d0.msn);
-	off = d0.offset;
-	mlen = d0.msg_len;
+	psn = ntohl(d->psn);
+	msn = ntohl(d->msn);
+	off = ntohl(d->offset);
+	mlen = ntohl(d->msg_len);
 	k = mrc_psn_sub(psn, msk->rcv_nxt);
 	if ((s32)k < 0 || k + n > MRC_WND ||
 	    find_next_bit(msk->rcv_map, k + n, k) < k + n)
 		return false;
 	for (i = 0; i < n; i++) {
-		if (!mrc_batch_read(skb, seg, n, i, &di) ||
-		    di.psn != mrc_psn_add(psn, i) || di.msn != d0.msn ||
-		    di.msg_len != mlen || di.offset != off + total ||
-		    di.rkey != msk->rcid ||
-		    /* Only the last may end its message, or have a pad. */
-		    (i < n - 1 && (di.last ||
-				   di.plen != seg - hlen - MRC10_ICRC_LEN)) ||
-		    !mrc_data_fields_ok(mlen, off + total, di.plen, msk->mss,
+		u32 plen = min(seg, skb->len - i * seg) - hlen;
+
+		last = plen;
+		d = skb_header_pointer(skb, i * seg, hlen, &buf);
+		if (!d || ntohl(d->psn) != mrc_psn_add(psn, i) || ntohl(d->msn) != msn ||
+		    ntohl(d->msg_len) != mlen || ntohl(d->offset) != off + total ||
+		    ntohs(d->h.plen) != plen ||
+		    !mrc_data_fields_ok(mlen, off + total, plen, msk->mss,
 					MRC_MSS_MIN, msn - msk->rcv_msn))
 			return false;
-		ack_req |= di.ack_req;
-		total += di.plen;
-		last = di.plen;
+		ack_req |= !!(ntohs(d->h.flags) & MRC_F_ACK_REQ);
+		total += plen;
 	}
-	hlast = mrc10_data_hlen(di.last);
-	tlast = skb->len - (n - 1) * seg - hlast - di.plen;
 	/* As for one packet each: the message next in line may exceed the
 	 * buffer; a packet that finds the window used up is a probe, which
 	 * goes alone.
@@ -635,7 +564,7 @@ static bool mrc_rcv_data_batch(struct sock *sk, struct sk_buff *skb)
 	hol = msn == msk->rcv_msn && skb_queue_empty(&sk->sk_receive_queue);
 	if (!hol && msk->rcv_bytes + total - last >= msk->rcv_edge)
 		return false;
-	p = mrc_gso_payload(skb, seg, n, hlen, hlast, tlast);
+	p = mrc_gso_payload(skb, seg, hlen);
 	if (!p)
 		return false;
 	/* It holds the batch's pages: charge their share of what the
@@ -659,11 +588,10 @@ static bool mrc_rcv_data_batch(struct sock *sk, struct sk_buff *skb)
 	MRC_INC(net, IN_DATA_BATCHES);
 	msk->stats.pkts_received += n;
 	/* The next ACK echoes the last packet, as if they came one by one. */
-	mrc_echo_set(msk, skb, &di, MRC_IN_CB(skb)->ce);
+	mrc_echo_set(msk, d, MRC_IN_CB(skb)->ce);
 	rmsg->got += total;
 	rmsg->mem += p->truesize;
-	mrc_rcv_accepted(msk, n, seg - hlen - MRC10_ICRC_LEN, total,
-			 p->truesize);
+	mrc_rcv_accepted(msk, n, seg - hlen, total, p->truesize);
 	if (k)
 		MRC_ADD(net, IN_OUT_OF_ORDER, n);
 	high = mrc_rcv_high(msk);
@@ -686,33 +614,6 @@ static bool mrc_rcv_data_batch(struct sock *sk, struct sk_buff *skb)
 refuse:
 	kfree_skb(p);
 	return false;
-}
-
-/* A GSO batch of DATA for this connection (mrc_udp_rcv() checked that
- * every packet in it names it): whole if it can be, else packet by packet.
- */
-static void mrc_rcv_batch(struct sock *sk, struct sk_buff *skb)
-{
-	struct net *net = sock_net(sk);
-	struct sk_buff *segs, *next;
-	struct mrc_in_cb in;
-
-	if (mrc_rcv_data_batch(sk, skb))
-		return;
-	MRC_INC(net, IN_DATA_BATCHES_SPLIT);
-	in = *MRC_IN_CB(skb);
-	segs = mrc_gso_split(net, skb, &in);
-	skb_list_walk_safe(segs, skb, next) {
-		skb_mark_not_on_list(skb);
-		/* Each had a WRITE's headers (mrc_gso_one_conn()). */
-		if (!pskb_may_pull(skb, min_t(u32, skb->len,
-					      MRC10_DATA_HLEN_IMM))) {
-			MRC_INC(net, DROP_NOMEM);
-			kfree_skb(skb);
-			continue;
-		}
-		mrc_rcv(sk, skb);
-	}
 }
 
 /* The packets of a GSO batch, one skb each, as the UDP stack makes them
@@ -760,6 +661,32 @@ static struct sk_buff *mrc_gso_split(struct net *net, struct sk_buff *skb,
 			*MRC_IN_CB(seg) = *in;
 	}
 	return segs;
+}
+
+/* A GSO batch of DATA for this connection (mrc_udp_rcv() checked that
+ * every packet in it names it): whole if it can be, else packet by packet.
+ */
+static void mrc_rcv_batch(struct sock *sk, struct sk_buff *skb)
+{
+	struct net *net = sock_net(sk);
+	struct sk_buff *segs, *next;
+	struct mrc_in_cb in;
+
+	if (mrc_rcv_data_batch(sk, skb))
+		return;
+	MRC_INC(net, IN_DATA_BATCHES_SPLIT);
+	in = *MRC_IN_CB(skb);
+	segs = mrc_gso_split(net, skb, &in);
+	skb_list_walk_safe(segs, skb, next) {
+		skb_mark_not_on_list(skb);
+		/* Each had a DATA header (mrc_gso_one_conn()). */
+		if (!pskb_may_pull(skb, sizeof(struct mrc_data))) {
+			MRC_INC(net, DROP_NOMEM);
+			kfree_skb(skb);
+			continue;
+		}
+		mrc_rcv(sk, skb);
+	}
 }
 
 /* A packet left the ring: acknowledged cumulatively or selectively, by an
@@ -835,69 +762,22 @@ static void mrc_rcv_dup(struct sock *sk, int p, u32 tsecr)
 	mrc_cc_on_spurious(sk);
 }
 
-/* The flags an MRC 1.0 SACK carries, as AF_MRC's: a duplicate and the
- * peer's FIN received (the extension, mrc10_xack), and a CE mark (SETH m).
- */
-static u16 mrc_sack_flags(const struct mrc10_sack_info *si)
-{
-	u16 flags = 0;
-
-	if (si->x && (si->xflags & MRC10_XACK_DUP))
-		flags |= MRC_F_DUP;
-	if (si->x && (si->xflags & MRC10_XACK_FIN))
-		flags |= MRC_F_FIN_ACK;
-	if (si->m == MRC10_M_SKIP_ONCE)
-		flags |= MRC_F_ECE;
-	return flags;
-}
-
-/* The full send time of the copy a SACK echoes: the SACK names the packet
- * (cack_psn + ack_psn_offset) and echoes 16 bits of its copy's stamp
- * (mrc-1.0-mapping.rst, Timestamps). Taken from the ring while the packet
- * is there, of either its latest copy or the one declared lost; from the
- * record of the retirement it may undo, for entry @p; else from its age,
- * which 16 bits of microseconds tell for 65 ms. Never 0.
- */
-static u32 mrc_ack_tsecr(struct mrc_sock *msk, int p,
-			 const struct mrc10_sack_info *si, u32 now)
-{
-	u32 psn = mrc_psn_add(si->cack_psn, si->ack_psn_offset);
-	struct sk_buff *skb = mrc_txq_get(msk, psn);
-	struct mrc_cpstate *st = mrc_cp_sts(msk);
-
-	if (skb && MRC_TX_CB(skb)->psn == psn) {
-		const struct mrc_tx_cb *cb = MRC_TX_CB(skb);
-
-		if ((u16)cb->xmit_us == si->ts)
-			return cb->xmit_us ?: 1;
-		if (cb->lost_pidx != MRC_PIDX_NONE &&
-		    (u16)cb->lost_xmit_us == si->ts)
-			return cb->lost_xmit_us ?: 1;
-	}
-	if (p >= 0 && st && st[p].undo && st[p].undo_psn == psn &&
-	    (u16)st[p].undo_tsval == si->ts)
-		return st[p].undo_tsval ?: 1;
-	return (now - (u16)((u16)now - si->ts)) ?: 1;
-}
-
 /* An ACK overtaken by a later one (@cum before snd_una): what it
  * acknowledges and its window are old news, but not its echo. The ACK of a
  * duplicate, sent at once, says that a packet declared lost on its path
  * arrived after all, and may well come after newer ACKs that took other
  * paths: a retirement it proves spurious is undone all the same.
  */
-static void mrc_rcv_ack_overtaken(struct sock *sk,
-				  const struct mrc10_sack_info *si, u32 cum,
-				  u16 flags)
+static void mrc_rcv_ack_overtaken(struct sock *sk, const struct mrc_ack *a,
+				  u32 cum, u16 flags)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
 	DECLARE_BITMAP(none, MRC_SACK_BITS);
-	u32 tsecr;
+	u32 tsecr = ntohl(a->tsecr);
 	int p;
 
 	MRC_INC(sock_net(sk), ACK_OVERTAKEN);
-	p = mrc_cp_find(mrc_cps(msk), si->entropy & 0xffff);
-	tsecr = mrc_ack_tsecr(msk, p, si, mrc_now_us());
+	p = mrc_cp_find(mrc_cps(msk), ntohs(a->ev_echo));
 	if (p >= 0) {
 		/* Nothing it covers is acknowledged for the first time. */
 		bitmap_zero(none, MRC_SACK_BITS);
@@ -908,13 +788,14 @@ static void mrc_rcv_ack_overtaken(struct sock *sk,
 		mrc_rcv_dup(sk, p, tsecr);
 }
 
-static void mrc_rcv_ack(struct sock *sk, const struct mrc10_sack_info *si)
+static void mrc_rcv_ack(struct sock *sk, struct sk_buff *skb)
 {
+	const struct mrc_ack *a = (const struct mrc_ack *)skb->data;
 	DECLARE_BITMAP(sack, MRC_SACK_BITS);
 	struct mrc_sock *msk = mrc_sk(sk);
 	struct net *net = sock_net(sk);
-	u32 cum = mrc_psn_add(si->cack_psn, 1), now = mrc_now_us();
-	u16 flags = mrc_sack_flags(si);
+	u32 cum = ntohl(a->cum_psn), now = mrc_now_us();
+	u16 flags = ntohs(a->h.flags);
 	bool ce = flags & MRC_F_ECE, dup = flags & MRC_F_DUP;
 	u32 delivered = 0, psn, tsecr;
 	s32 delay = -1;
@@ -927,11 +808,10 @@ static void mrc_rcv_ack(struct sock *sk, const struct mrc10_sack_info *si)
 		return;
 	}
 	if (mrc_psn_before(cum, msk->snd_una)) {
-		mrc_rcv_ack_overtaken(sk, si, cum, flags);
+		mrc_rcv_ack_overtaken(sk, a, cum, flags);
 		return;
 	}
-	if (!mrc_sack_load10(sack, si->bitmap, si->sack_offset, cum,
-			     msk->snd_nxt)) {
+	if (!mrc_sack_load(sack, a->sack, cum, msk->snd_nxt)) {
 		MRC_INC(net, DROP_SACK_UNSENT);
 		return;
 	}
@@ -941,8 +821,8 @@ static void mrc_rcv_ack(struct sock *sk, const struct mrc10_sack_info *si)
 	 * its RTT and its mark belong to that path (a CE-marked packet is
 	 * acknowledged at once), not to the others the ACK covers.
 	 */
-	p = mrc_cp_find(mrc_cps(msk), si->entropy & 0xffff);
-	tsecr = mrc_ack_tsecr(msk, p, si, now);
+	p = mrc_cp_find(mrc_cps(msk), ntohs(a->ev_echo));
+	tsecr = ntohl(a->tsecr);
 	if (p >= 0) {
 		mrc_cp_on_echo(sk, p, tsecr);
 		mrc_cp_undo(sk, p, tsecr, cum, sack);
@@ -971,7 +851,7 @@ static void mrc_rcv_ack(struct sock *sk, const struct mrc10_sack_info *si)
 	 * anyone may have sent: it gives no RTT.
 	 */
 	if (tsecr && delivered && !(flags & MRC_F_DUP)) {
-		s32 rtt = now - tsecr - si->hold_us;
+		s32 rtt = now - tsecr - ntohl(a->svc_time_us);
 
 		if (rtt >= 0 && rtt < 60 * USEC_PER_SEC) {
 			mrc_rtt_sample(sk, rtt);
@@ -987,16 +867,13 @@ static void mrc_rcv_ack(struct sock *sk, const struct mrc10_sack_info *si)
 	}
 	if (p >= 0 && delivered)
 		mrc_cp_on_ecn(sk, p, ce, now);
-	/* The PSNs the peer holds, which only grow: its window's age. */
-	if (si->x)
-		mrc_rwnd_update(msk, mrc_psn_add(cum, si->ooo_count), si->rwnd);
+	mrc_rwnd_update(msk, mrc_psn_add(cum, bitmap_weight(sack, MRC_SACK_BITS)),
+			ntohl(a->rwnd));
 
 	if (delivered) {
 		msk->delivery_us = now | 1;
 		msk->tlp_out = false;
 		msk->backoff = 0;
-		msk->ldrop_backoff = 0;
-		msk->ldrop_start = 0;
 		mrc_cc_on_ack(sk, delivered, delay, ce);
 		mrc_sndbuf_expand(sk);
 	}
@@ -1020,13 +897,13 @@ static void mrc_rcv_ack(struct sock *sk, const struct mrc10_sack_info *si)
 	mrc_conn_maybe_done(sk);
 }
 
-static void mrc_rcv_nack(struct sock *sk, const struct mrc10_nack_info *ni)
+static void mrc_rcv_nack(struct sock *sk, struct sk_buff *skb)
 {
+	const struct mrc_nack *n = (const struct mrc_nack *)skb->data;
 	struct mrc_sock *msk = mrc_sk(sk);
-	u32 psn = ni->nack_psn;
+	u32 psn = ntohl(n->psn);
 	struct mrc_tx_cb *cb;
 	struct sk_buff *pkt;
-	u8 reason;
 
 	MRC_INC(sock_net(sk), IN_NACKS);
 	if (mrc_psn_before(psn, msk->snd_una) ||
@@ -1046,37 +923,18 @@ static void mrc_rcv_nack(struct sock *sk, const struct mrc10_nack_info *ni)
 	/* About an earlier transmission, on another path: the latest is
 	 * still on its way. And a reason we do not know says nothing.
 	 */
-	/* MRC 1.0's reasons as AF_MRC's: a trim; or no room at the peer,
-	 * which its other resource reasons mean as well (mrc-1.0-mapping.rst,
-	 * NACK).
-	 */
-	switch (ni->reason) {
-	case MRC10_NACK_TRIMMED:
-	case MRC10_NACK_TRIMMED_LASTHOP:
-		reason = MRC_NACK_TRIMMED;
-		break;
-	case MRC10_NACK_NO_BITMAP:
-	case MRC10_NACK_NO_PKT_BUFFER:
-	case MRC10_NACK_NO_RESOURCE:
-	case MRC10_NACK_PSN_OOR_WINDOW:
-		reason = MRC_NACK_NO_BUFFER;
-		break;
-	default:
-		reason = 0;
-	}
-	if (cb->pidx >= mrc_cps(msk)->nr ||
-	    (ni->entropy & 0xffff) != mrc_cps(msk)->p[cb->pidx].id ||
-	    (u16)cb->xmit_us != ni->ts || !reason) {
+	if (ntohs(n->ev) != mrc_cps(msk)->p[cb->pidx].id ||
+	    (n->reason != MRC_NACK_TRIMMED && n->reason != MRC_NACK_NO_BUFFER)) {
 		MRC_INC(sock_net(sk), DROP_NACK);
 		return;
 	}
-	trace_mrc_nack_recv(msk, psn, ni->entropy & 0xffff, reason);
+	trace_mrc_nack_recv(msk, psn, ntohs(n->ev), n->reason);
 	/* Either way the packet is not in the network, and it is held, not
 	 * lost: sent again once its hold is over (mrc_detect_losses()), and
 	 * the path stays good.
 	 */
 	cb->trimmed = 1;
-	if (reason == MRC_NACK_TRIMMED) {
+	if (n->reason == MRC_NACK_TRIMMED) {
 		mrc_cp_on_trimmed(sk, cb);
 		mrc_cc_on_trim(sk);
 		MRC_INC(sock_net(sk), TRIM_RETRANS);
@@ -1160,8 +1018,7 @@ static void mrc_rcv_synack(struct sock *sk, struct sk_buff *skb)
 	msk->rwnd_seq = msk->snd_isn;
 	if (ntohs(s->mss) < MRC_MSS_MIN)
 		MRC_INC(sock_net(sk), DROP_SMALL_MSS);
-	/* A multiple of 4, as a full packet has no pad. */
-	msk->mss = min_t(u32, msk->mss, ntohs(s->mss)) & ~3U;
+	msk->mss = min_t(u32, msk->mss, ntohs(s->mss));
 	msk->snd_mss = msk->mss;
 	if (msk->rcid < MRC_QPN_MIN || msk->rcid > MRC_QPN_MAX ||
 	    msk->mss < MRC_MSS_MIN) {
@@ -1239,56 +1096,6 @@ static void mrc_listen_rcv_syn(struct sock *lsk, struct sk_buff *skb)
 	local_bh_enable();
 }
 
-/* An MRC 1.0 packet of this connection, socket locked: mrc_udp_rcv10()
- * read its headers and checked its ICRC; each names its sender, which must
- * be the peer (the sender's QPN in a WRITE's R_Key, its low 16 bits in a
- * SACK's or NACK's SPDCID).
- */
-static void mrc_rcv10(struct sock *sk, struct sk_buff *skb)
-{
-	struct mrc_sock *msk = mrc_sk(sk);
-	struct net *net = sock_net(sk);
-	struct mrc10_data_info di;
-	struct mrc10_sack_info si;
-	struct mrc10_nack_info ni;
-	u8 op = skb->data[0];
-	bool ours;
-
-	if (msk->state != MRC_SYN_RECV && msk->state != MRC_ESTABLISHED) {
-		MRC_INC(net, DROP_STATE);
-		goto free;
-	}
-	if (op <= MRC10_WRITE_ONLY_IMM) {
-		ours = !mrc10_data_read(skb->data, skb->len,
-					mrc_trim_marked(skb), &di) &&
-		       di.rkey == msk->rcid;
-	} else if (op == MRC10_SACK) {
-		ours = !mrc10_sack_read(skb->data, skb->len, &si) &&
-		       si.spdcid == (u16)msk->rcid &&
-		       si.dpdcid == (u16)msk->lcid;
-	} else {
-		ours = !mrc10_nack_read(skb->data, skb->len, &ni) &&
-		       ni.spdcid == (u16)msk->rcid &&
-		       ni.dpdcid == (u16)msk->lcid;
-	}
-	if (!ours) {
-		MRC_INC(net, DROP_BAD_CID);
-		goto free;
-	}
-	if (msk->state == MRC_SYN_RECV && op != MRC10_NACK)
-		mrc_conn_established(sk);
-	if (op <= MRC10_WRITE_ONLY_IMM) {
-		mrc_rcv_data(sk, skb, &di);
-		return;
-	}
-	if (op == MRC10_SACK)
-		mrc_rcv_ack(sk, &si);
-	else
-		mrc_rcv_nack(sk, &ni);
-free:
-	kfree_skb(skb);
-}
-
 /* Dispatch one packet to a connection or listener, socket locked. */
 static void mrc_rcv(struct sock *sk, struct sk_buff *skb)
 {
@@ -1298,10 +1105,6 @@ static void mrc_rcv(struct sock *sk, struct sk_buff *skb)
 
 	if (skb_is_gso(skb)) {
 		mrc_rcv_batch(sk, skb);
-		return;
-	}
-	if (skb->data[0] >= MRC10_WRITE_FIRST) {
-		mrc_rcv10(sk, skb);
 		return;
 	}
 	switch (msk->state) {
@@ -1333,7 +1136,20 @@ static void mrc_rcv(struct sock *sk, struct sk_buff *skb)
 		MRC_INC(net, DROP_BAD_CID);
 		goto free;
 	}
+	if (msk->state == MRC_SYN_RECV &&
+	    (h->type == MRC_PKT_DATA || h->type == MRC_PKT_ACK))
+		mrc_conn_established(sk);
+
 	switch (h->type) {
+	case MRC_PKT_DATA:
+		mrc_rcv_data(sk, skb);
+		return;
+	case MRC_PKT_ACK:
+		mrc_rcv_ack(sk, skb);
+		break;
+	case MRC_PKT_NACK:
+		mrc_rcv_nack(sk, skb);
+		break;
 	case MRC_PKT_SYNACK:
 		/* Our handshake ACK was lost: say it again. */
 		mrc_send_ack(sk, 0);
@@ -1378,6 +1194,33 @@ static void mrc_rcv_locked(struct sock *sk, struct sk_buff *skb)
 	sock_put(sk);
 }
 
+/* Every packet of a GSO batch is DATA of one connection, from one peer
+ * connection, with at least a DATA header: so that it may go to that
+ * connection whole.
+ */
+static bool mrc_gso_one_conn(const struct sk_buff *skb)
+{
+	const u32 hlen = sizeof(struct mrc_data);
+	u32 seg = skb_shinfo(skb)->gso_size, i;
+	const struct mrc_data *d, *d0;
+	struct mrc_data buf, buf0;
+
+	if (seg <= hlen)
+		return false;
+	d0 = skb_header_pointer(skb, 0, hlen, &buf0);
+	if (!d0 || d0->h.version != MRC_VERSION || d0->h.type != MRC_PKT_DATA ||
+	    !mrc_psn_ok(&d0->h))
+		return false;
+	for (i = seg; i < skb->len; i += seg) {
+		d = skb_header_pointer(skb, i, hlen, &buf);
+		if (!d || d->h.version != MRC_VERSION ||
+		    d->h.type != MRC_PKT_DATA || d->h.dcid != d0->h.dcid ||
+		    d->h.scid != d0->h.scid || !mrc_psn_ok(&d->h))
+			return false;
+	}
+	return true;
+}
+
 static void mrc_udp_rcv(struct sock *usk, struct sk_buff *skb);
 
 /* A batch that cannot go to one connection whole: packet by packet. */
@@ -1391,146 +1234,6 @@ static void mrc_udp_rcv_split(struct sock *usk, struct sk_buff *skb)
 		skb_mark_not_on_list(skb);
 		mrc_udp_rcv(usk, skb);
 	}
-}
-
-/* The EV of an arriving packet in the structured form SACKs and NACKs
- * echo: its UDP source port above, its flow label's low 16 bits (the
- * sender's path id, mrc-1.0-mapping.rst) below.
- */
-static u32 mrc_rx_ev(const struct sk_buff *skb)
-{
-	return (u32)ntohs(udp_hdr(skb)->source) << 16 |
-	       (ntohl(ip6_flowlabel(ipv6_hdr(skb))) & 0xffff);
-}
-
-/* The packet at skb->data, whole, ends with the ICRC it should. */
-static bool mrc_icrc_ok(struct sk_buff *skb)
-{
-	const struct udphdr *uh = udp_hdr(skb);
-	__le32 want, got;
-
-	if (skb->len < MRC_BTH_LEN + MRC10_ICRC_LEN ||
-	    skb_copy_bits(skb, skb->len - MRC10_ICRC_LEN, &got, sizeof(got)))
-		return false;
-	want = mrc_icrc_skb(skb, 0, skb->len, &MRC_IN_CB(skb)->saddr,
-			    &MRC_IN_CB(skb)->daddr, uh->source, uh->dest);
-	return got == want;
-}
-
-/* Every packet of a GSO batch is a whole WRITE, of one connection of
- * this namespace, from one peer connection, with its ICRC right (unless
- * icrc_check is off): the connection, referenced, so that the batch may go to it whole; else NULL.
- */
-static struct sock *mrc_gso_one_conn(struct net *net, struct sk_buff *skb)
-{
-	u32 seg = skb_shinfo(skb)->gso_size, n, i, len;
-	const struct udphdr *uh = udp_hdr(skb);
-	const struct mrc_in_cb *in = MRC_IN_CB(skb);
-	bool check = READ_ONCE(mrc_icrc_check);
-	struct mrc10_data_info di, d0 = {};
-	__le32 icrc;
-
-	if (seg <= MRC10_DATA_HLEN + MRC10_ICRC_LEN)
-		return NULL;
-	n = DIV_ROUND_UP(skb->len, seg);
-	for (i = 0; i < n; i++) {
-		len = i == n - 1 ? skb->len - i * seg : seg;
-		if (!mrc_batch_read(skb, seg, n, i, &di) ||
-		    (i && (di.qpn != d0.qpn || di.rkey != d0.rkey)))
-			return NULL;
-		if (check &&
-		    (skb_copy_bits(skb, i * seg + len - MRC10_ICRC_LEN, &icrc,
-				   sizeof(icrc)) ||
-		     icrc != mrc_icrc_skb(skb, i * seg, len, &in->saddr,
-					  &in->daddr, uh->source, uh->dest)))
-			return NULL;
-		if (!i)
-			d0 = di;
-	}
-	return mrc_conn_lookup(net, d0.qpn);
-}
-
-/* An MRC 1.0 packet (BTH first): a WRITE, a SACK or a NACK of a
- * connection, the QP its BTH names. Its headers are read here, to count
- * what is malformed, and its ICRC checked (not a trimmed packet's, which
- * lost it); mrc_rcv10() reads them again with the socket locked. A WRITE
- * for no connection is answered by a reset to the QP in its R_Key.
- */
-static void mrc_udp_rcv10(struct net *net, struct sk_buff *skb)
-{
-	const struct mrc10_bth *bth;
-	struct mrc10_data_info di;
-	struct mrc10_sack_info si;
-	struct mrc10_nack_info ni;
-	bool trimmed = false;
-	struct mrc_reply reply;
-	enum mrc10_bad bad;
-	struct sock *sk;
-	u8 op;
-
-	if (!pskb_may_pull(skb, min_t(u32, skb->len, MRC10_SACK_LEN_X))) {
-		MRC_INC(net, DROP_NOMEM);
-		goto drop;
-	}
-	op = skb->data[0];
-	if (op <= MRC10_WRITE_ONLY_IMM) {
-		bad = mrc10_data_read(skb->data, skb->len,
-				      mrc_trim_marked(skb), &di);
-		trimmed = !bad && di.trimmed;
-	} else if (op == MRC10_SACK) {
-		bad = mrc10_sack_read(skb->data, skb->len, &si);
-	} else if (op == MRC10_NACK) {
-		bad = mrc10_nack_read(skb->data, skb->len, &ni);
-	} else {
-		MRC_INC(net, DROP_TYPE);
-		goto drop;
-	}
-	switch (bad) {
-	case MRC10_BAD_NONE:
-		break;
-	case MRC10_BAD_SHORT:
-		MRC_INC(net, DROP_SHORT);
-		goto drop;
-	case MRC10_BAD_VERSION:
-		MRC_INC(net, DROP_VERSION);
-		goto drop;
-	default:
-		MRC_INC(net, DROP_BAD_MSG);
-		goto drop;
-	}
-	if (!trimmed && READ_ONCE(mrc_icrc_check) && !mrc_icrc_ok(skb)) {
-		MRC_INC(net, IN_ICRC_ERRORS);
-		goto drop;
-	}
-	/* After the ICRC: a bit flipped on the way is an ICRC error. */
-	if (op <= MRC10_WRITE_ONLY_IMM && !trimmed &&
-	    !mrc10_data_in_place(&di)) {
-		MRC_INC(net, DROP_BAD_MSG);
-		goto drop;
-	}
-	bth = (const struct mrc10_bth *)skb->data;
-	sk = mrc_conn_lookup(net, bth->dqpn[0] << 16 | bth->dqpn[1] << 8 |
-			     bth->dqpn[2]);
-	if (!sk) {
-		MRC_INC(net, DROP_NO_CONN);
-		if (op <= MRC10_WRITE_ONLY_IMM) {
-			reply.saddr = MRC_IN_CB(skb)->daddr;
-			reply.daddr = MRC_IN_CB(skb)->saddr;
-			reply.ifindex = ipv6_addr_type(&reply.daddr) &
-					IPV6_ADDR_LINKLOCAL ?
-					MRC_IN_CB(skb)->ifindex : 0;
-			reply.dcid = di.rkey;
-			reply.scid = di.qpn;
-			reply.ev = MRC_IN_CB(skb)->ev & 0xffff;
-			mrc_send_rst_reply(net, &reply, MRC_RST_NO_CONN);
-		}
-		goto drop;
-	}
-	mrc_rcv_locked(sk, skb);
-	return;
-
-drop:
-	kfree_skb(skb);
 }
 
 /* One MRC packet, or a GSO batch of them, at its MRC header, its checksum
@@ -1550,12 +1253,17 @@ static void mrc_udp_rcv(struct sock *usk, struct sk_buff *skb)
 	unsigned int len;
 	u32 segs = 1;
 
-	if (skb_is_gso(skb))
+	if (skb_is_gso(skb)) {
+		if (!mrc_gso_one_conn(skb)) {
+			mrc_udp_rcv_split(usk, skb);
+			return;
+		}
 		segs = DIV_ROUND_UP(skb->len, skb_shinfo(skb)->gso_size);
+	}
+	MRC_ADD(net, IN_PKTS, segs);
 	if (unlikely(ip6->nexthdr != IPPROTO_UDP) &&
 	    !mrc_exthdrs_ok(skb_network_header(skb),
 			    skb_transport_header(skb) - skb_network_header(skb))) {
-		MRC_ADD(net, IN_PKTS, segs);
 		MRC_ADD(net, DROP_BAD_SRH, segs);
 		goto drop;
 	}
@@ -1564,39 +1272,8 @@ static void mrc_udp_rcv(struct sock *usk, struct sk_buff *skb)
 	in->daddr = ip6->daddr;
 	in->ifindex = ifindex;
 	in->ce = ce;
-	in->trim_mark = ipv6_get_dsfield(ip6) >> 2 ==
-			READ_ONCE(mrc_net(net)->trim_dscp);
-	in->ev = mrc_rx_ev(skb);
-	/* A GSO batch goes to its connection whole when every packet in
-	 * it is a WRITE of that connection with its ICRC right; else packet
-	 * by packet, each checked and counted.
-	 */
-	if (skb_is_gso(skb)) {
-		sk = mrc_gso_one_conn(net, skb);
-		if (!sk) {
-			mrc_udp_rcv_split(usk, skb);
-			return;
-		}
-		MRC_ADD(net, IN_PKTS, segs);
-		mrc_rcv_locked(sk, skb);
-		return;
-	}
-	MRC_INC(net, IN_PKTS);
+	in->dscp = ipv6_get_dsfield(ip6) >> 2;
 
-	if (!pskb_may_pull(skb, 1)) {
-		MRC_INC(net, DROP_SHORT);
-		goto drop;
-	}
-	/* Only a checked ICRC makes up for a zero UDP checksum. */
-	if (!udp_hdr(skb)->check &&
-	    (skb->data[0] < MRC10_WRITE_FIRST || !READ_ONCE(mrc_icrc_check))) {
-		MRC_INC(net, DROP_CSUM);
-		goto drop;
-	}
-	if (skb->data[0] >= MRC10_WRITE_FIRST) {
-		mrc_udp_rcv10(net, skb);
-		return;
-	}
 	if (!pskb_may_pull(skb, sizeof(*h))) {
 		MRC_ADD(net, DROP_SHORT, segs);
 		goto drop;

@@ -10,7 +10,6 @@
 #include <linux/net.h>
 
 #include "mrc_wire.h"
-#include "mrc10_wire.h"
 #include "mem.h"
 #include "mpath.h"
 #include "netlink.h"
@@ -25,9 +24,9 @@ int mrc_family __read_mostly = AF_MRC;
 module_param_named(family, mrc_family, int, 0444);
 MODULE_PARM_DESC(family, "Address family number of AF_MRC sockets (default 25)");
 
-unsigned short mrc_udp_port __read_mostly = 4971;
+unsigned short mrc_udp_port __read_mostly = 4797;
 module_param_named(udp_port, mrc_udp_port, ushort, 0444);
-MODULE_PARM_DESC(udp_port, "UDP destination port of MRC packets (default 4971)");
+MODULE_PARM_DESC(udp_port, "UDP destination port of MRC packets (default 4797)");
 
 unsigned int mrc_rto_min_ms __read_mostly = 10;
 module_param_named(rto_min_ms, mrc_rto_min_ms, uint, 0644);
@@ -89,23 +88,14 @@ unsigned int mrc_rst_rate __read_mostly = 1000;
 module_param_named(rst_rate, mrc_rst_rate, uint, 0644);
 MODULE_PARM_DESC(rst_rate, "RSTs a namespace sends per second at most for packets of no connection or listener (default 1000)");
 
-bool mrc_icrc_check __read_mostly = true;
-module_param_named(icrc_check, mrc_icrc_check, bool, 0644);
-MODULE_PARM_DESC(icrc_check, "Check the ICRC of MRC 1.0 packets on receive; off, a zero UDP checksum is refused on them too (default Y)");
-
 static int __init mrc_init(void)
 {
 	int err;
 
 	BUILD_BUG_ON(sizeof(struct mrc_hdr) != 16);
-	BUILD_BUG_ON(sizeof(struct mrc10_bth) + sizeof(struct mrc10_meth) +
-		     sizeof(struct mrc10_tseth) + sizeof(struct mrc10_reth) !=
-		     MRC10_DATA_HLEN);
-	BUILD_BUG_ON(sizeof(struct mrc10_bth) + sizeof(struct mrc10_seth) +
-		     sizeof(struct mrc10_cc) + sizeof(struct mrc10_xack) !=
-		     MRC10_SACK_LEN_X);
-	BUILD_BUG_ON(sizeof(struct mrc10_bth) + sizeof(struct mrc10_neth) !=
-		     MRC10_NACK_LEN);
+	BUILD_BUG_ON(sizeof(struct mrc_data) != 36);
+	BUILD_BUG_ON(sizeof(struct mrc_ack) != 68);
+	BUILD_BUG_ON(sizeof(struct mrc_nack) != 24);
 	BUILD_BUG_ON(sizeof(struct mrc_syn) != 40);
 	BUILD_BUG_ON(sizeof(struct mrc_fin) != 20);
 	BUILD_BUG_ON(sizeof(struct mrc_rst) != 20);

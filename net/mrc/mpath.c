@@ -31,10 +31,7 @@ static void mrc_cp_entropy(struct mrc_cpath *cp, u32 salt)
 	 * the salt spreads connections.
 	 */
 	cp->sport = htons(0xc000 | ((salt + cp->id) & 0x3fff));
-	/* The path's id in the low 16 bits: the peer reads it there, and
-	 * echoes it (mrc-1.0-mapping.rst, the stack).
-	 */
-	cp->flowlabel = htonl(((salt >> 14) & 0xf) << 16 | cp->id);
+	cp->flowlabel = htonl(((salt >> 14) + cp->id) & 0xfffff);
 }
 
 /* Entries of the path arrays that come from mrc_cpaths_cache: the default
@@ -341,6 +338,7 @@ void mrc_cp_refresh(struct sock *sk)
 				cb->trimmed = 0;
 				cb->nobuf = 0;
 				cb->noroute = 0;
+				cb->qdrop = 0;
 				msk->lost++;
 				MRC_INC(net, PATH_MOVED);
 			}

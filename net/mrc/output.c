@@ -5,7 +5,6 @@
  */
 #include <linux/jhash.h>
 #include <linux/mrc.h>
-#include <linux/random.h>
 #include <linux/udp.h>
 #include <net/addrconf.h>
 #include <net/dst_cache.h>
@@ -16,7 +15,6 @@
 #include <net/udp.h>
 
 #include "conn.h"
-#include "icrc.h"
 #include "input.h"
 #include "mem.h"
 #include "mpath.h"
@@ -25,81 +23,6 @@
 #include "pernet.h"
 #include "pmtu.h"
 #include "trace.h"
-#include "wire10.h"
-
-/* The packet at skb->data is in the MRC 1.0 format (BTH first), not one
- * of the connection management packets still in AF_MRC's own header,
- * whose first byte is its version.
- */
-static bool mrc_is_bth(const struct sk_buff *skb)
-{
-	return skb->data[0] >= MRC10_WRITE_FIRST;
-}
-
-/* An MRC 1.0 DATA packet (an RDMA WRITE), which switches may trim. */
-static bool mrc_is_write(const struct sk_buff *skb)
-{
-	return skb->data[0] >= MRC10_WRITE_FIRST &&
-	       skb->data[0] <= MRC10_WRITE_ONLY_IMM;
-}
-
-/**
- * mrc_icrc_skb() - the ICRC one MRC 1.0 packet in an skb must end with
- * @skb: the skb
- * @off: where the packet's BTH is, from skb->data
- * @len: the packet's length: headers, payload, pad and ICRC
- * @saddr: its IPv6 source
- * @daddr: its final destination
- * @sport: its UDP source port
- * @dport: its UDP destination port
- *
- * Return: the ICRC, as it goes on the wire.
- */
-__le32 mrc_icrc_skb(struct sk_buff *skb, u32 off, u32 len,
-		    const struct in6_addr *saddr, const struct in6_addr *daddr,
-		    __be16 sport, __be16 dport)
-{
-	u32 crc, got, done = 0, todo = len - MRC_BTH_LEN - MRC_ICRC_LEN;
-	struct skb_seq_state st;
-	u8 bth[MRC_BTH_LEN];
-	const u8 *data;
-
-	if (len < MRC_BTH_LEN + MRC_ICRC_LEN ||
-	    skb_copy_bits(skb, off, bth, sizeof(bth)))
-		return 0;
-	crc = mrc_icrc_hdrs(saddr, daddr, sport, dport,
-			    sizeof(struct udphdr) + len, bth, sizeof(bth));
-	skb_prepare_seq_read(skb, off + MRC_BTH_LEN, off + MRC_BTH_LEN + todo,
-			     &st);
-	/* A block may run past the end asked for: the ICRC is not its own. */
-	while (done < todo && (got = skb_seq_read(done, &data, &st))) {
-		got = min(got, todo - done);
-		crc = mrc_icrc_update(crc, data, got);
-		done += got;
-	}
-	skb_abort_seq_read(&st);
-	return mrc_icrc_final(crc);
-}
-
-/* Fill in the ICRC of each MRC 1.0 packet of @skb (each segment of a GSO
- * batch), in the last 4 bytes its builder left for it, for the addresses
- * and ports of @fl6 and the final destination @final.
- */
-static void mrc_icrc_fill(struct sk_buff *skb, const struct flowi6 *fl6,
-			  const struct in6_addr *final)
-{
-	u32 seg = skb_is_gso(skb) ? skb_shinfo(skb)->gso_size : skb->len;
-	u32 off, len;
-	__le32 icrc;
-
-	for (off = 0; off < skb->len; off += seg) {
-		len = min(seg, skb->len - off);
-		icrc = mrc_icrc_skb(skb, off, len, &fl6->saddr, final,
-				    fl6->fl6_sport, fl6->fl6_dport);
-		skb_store_bits(skb, off + len - MRC_ICRC_LEN, &icrc,
-			       sizeof(icrc));
-	}
-}
 
 /* Send one MRC packet (skb->data at the MRC header) from the namespace's
  * UDP tunnel socket on a route already found, in fragments of @frag bytes
@@ -110,18 +33,17 @@ static int mrc_output_flow(struct net *net, struct sock *sk,
 			   struct dst_entry *dst, struct ipv6_txoptions *opt,
 			   u32 frag)
 {
+	const struct mrc_hdr *h = (const struct mrc_hdr *)skb->data;
 	struct sock *usk = mrc_net(net)->udp_sock->sk;
 	u8 tclass = INET_ECN_ECT_0;
 	struct udphdr *uh;
 	int err, segs;
 
 	/* DATA may be trimmed by the switches; control packets may not. */
-	if (mrc_is_write(skb)) {
+	if (h->type == MRC_PKT_DATA) {
 		tclass |= READ_ONCE(mrc_net(net)->data_dscp) << 2;
 		MRC_INC(net, OUT_DATA_SKBS);
 	}
-	if (sk && mrc_is_bth(skb))
-		mrc_icrc_fill(skb, fl6, &mrc_sk(sk)->daddr);
 
 	segs = skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1;
 	/* skb->cb still holds our control block; IPv6 reads its own there. */
@@ -171,6 +93,7 @@ static int mrc_output_flow(struct net *net, struct sock *sk,
 static int mrc_output_path(struct sock *sk, struct sk_buff *skb, u32 i,
 			   bool *noroute)
 {
+	const struct mrc_hdr *h = (const struct mrc_hdr *)skb->data;
 	struct ipv6_txoptions *opt = mrc_cp_opt(sk, i);
 	struct net *net = sock_net(sk);
 	struct dst_entry *dst;
@@ -189,7 +112,7 @@ static int mrc_output_path(struct sock *sk, struct sk_buff *skb, u32 i,
 		return PTR_ERR(dst);
 	}
 	/* A GSO batch is cut to fit every path (mrc_send_new()). */
-	if (mrc_is_write(skb) && !skb_is_gso(skb))
+	if (h->type == MRC_PKT_DATA && !skb_is_gso(skb))
 		frag = mrc_xmit_frag_size(sk, i, dst, sizeof(struct ipv6hdr) +
 					  (opt ? opt->opt_nflen + opt->opt_flen : 0) +
 					  sizeof(struct udphdr) + skb->len);
@@ -226,6 +149,7 @@ static struct sk_buff *mrc_alloc_ctrl(unsigned int len)
  */
 static int mrc_output_ctrl(struct sock *sk, struct sk_buff *skb, int ev)
 {
+	struct mrc_hdr *h = (struct mrc_hdr *)skb->data;
 	struct mrc_cpaths *cps = mrc_cps(mrc_sk(sk));
 	int i;
 
@@ -239,11 +163,7 @@ static int mrc_output_ctrl(struct sock *sk, struct sk_buff *skb, int ev)
 		kfree_skb(skb);
 		return -ENETUNREACH;
 	}
-	/* AF_MRC's own header names the path; in BTH's format the flow
-	 * label does (mrc_cp_entropy()).
-	 */
-	if (!mrc_is_bth(skb))
-		((struct mrc_hdr *)skb->data)->ev = htons(cps->p[i].id);
+	h->ev = htons(cps->p[i].id);
 	return mrc_output_path(sk, skb, i, NULL);
 }
 
@@ -324,87 +244,28 @@ u32 mrc_route_mss(struct sock *sk, struct in6_addr *saddr)
 	return mrc_mtu_mss(cps, mtu);
 }
 
-/* The packet ends its message: the _IMM opcode, 4 bytes more header. */
-static bool mrc_cb_last(const struct mrc_tx_cb *cb)
-{
-	return cb->offset + cb->len == cb->msg_len;
-}
-
-/* Bytes after a DATA packet's payload: its pad and ICRC. */
-static u32 mrc_cb_trailer(const struct mrc_tx_cb *cb)
-{
-	return mrc10_data_pad(cb->len) + MRC10_ICRC_LEN;
-}
-
-/* Write the MRC 1.0 headers of the packet of @cb at @buf
- * (mrc10_data_hlen() bytes), for its transmission at @now; the sender's
- * QPN goes in R_Key. It counts once it has left (mrc_count_xmit()).
- */
-static void mrc_data_hdr(struct sock *sk, void *buf,
-			 const struct mrc_tx_cb *cb, u32 now)
+static void mrc_data_hdr(struct sock *sk, struct mrc_data *d,
+			 const struct mrc_tx_cb *cb, u16 ev)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
-	struct mrc10_data_info di = {
-		.qpn = msk->rcid,
-		.psn = cb->psn,
-		.msn = cb->msn,
-		.offset = cb->offset,
-		.msg_len = cb->msg_len,
-		.rkey = msk->lcid,
-		.plen = cb->len,
-		.ts = now,
-		.ack_req = cb->ack_req,
-		.retx = cb->xmits > 0,
-		.last = mrc_cb_last(cb),
-	};
 
-	mrc10_data_write(buf, &di);
+	mrc_fill_hdr(&d->h, MRC_PKT_DATA,
+		     (cb->xmits > 1 ? MRC_F_RETX : 0) |
+		     (cb->ack_req ? MRC_F_ACK_REQ : 0),
+		     msk->rcid, msk->lcid, ev);
+	d->psn = htonl(cb->psn);
+	d->msn = htonl(cb->msn);
+	d->offset = htonl(cb->offset);
+	d->msg_len = htonl(cb->msg_len);
+	d->tsval = htonl(cb->xmit_us);
+	d->h.plen = htons(cb->len);
 }
 
-/* Room after a packet's payload for its pad and ICRC, zeroed: the ICRC is
- * filled in at output (mrc_icrc_fill()). The payload's pages are shared
- * with the send ring, so the room is a fragment of its own, or tailroom
- * when the payload is linear.
- */
-static int mrc_data_trailer(struct sk_buff *skb, u32 len)
-{
-	struct skb_shared_info *sh = skb_shinfo(skb);
-	struct page *page;
-	void *p;
-
-	if (!sh->nr_frags) {
-		if (skb_tailroom(skb) < len &&
-		    pskb_expand_head(skb, 0, len, GFP_ATOMIC))
-			return -ENOMEM;
-		skb_put_zero(skb, len);
-		return 0;
-	}
-	if (sh->nr_frags >= MAX_SKB_FRAGS)
-		return -ENOMEM;
-	p = netdev_alloc_frag(len);
-	if (!p)
-		return -ENOMEM;
-	memset(p, 0, len);
-	page = virt_to_head_page(p);
-	skb_fill_page_desc(skb, sh->nr_frags, page, p - page_address(page),
-			   len);
-	skb->len += len;
-	skb->data_len += len;
-	skb->truesize += len;
-	return 0;
-}
-
-/* A DATA packet left this host on path entry @i at @now: a transmission,
- * and the end of any run of local drops. Counted only once it has left,
- * so that one a local queue dropped leaves its send time and path (those
- * of its earlier copy, which may still arrive) as they were.
- */
 static void mrc_count_xmit(struct sock *sk, struct mrc_tx_cb *cb, u32 i,
 			   u32 now)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
 
-	msk->ldrop_start = 0;
 	cb->xmit_us = now;
 	cb->probed = 0;
 	if (cb->xmits < U8_MAX)
@@ -422,115 +283,38 @@ static void mrc_count_xmit(struct sock *sk, struct mrc_tx_cb *cb, u32 i,
 	}
 }
 
-/* The wait before the connection tries again after a queue of this host
- * dropped its packets: one tick, doubled with each drop since the last
- * ACK of new data, up to MRC_LDROP_WAIT_MAX, and as much again at random.
- * Connections that lost packets in the same burst do not all come back in
- * the same tick, and the one that keeps finding the queue full waits
- * longer each time. An ACK usually comes first: it says the queue drained
- * and sends them (mrc_push()).
- */
-#define MRC_LDROP_WAIT_MAX	(USEC_PER_SEC / 8)
-
-static u32 mrc_ldrop_wait_us(struct mrc_sock *msk)
-{
-	u32 wait = min_t(u32, jiffies_to_usecs(1) << msk->ldrop_backoff,
-			 MRC_LDROP_WAIT_MAX);
-
-	if (wait < MRC_LDROP_WAIT_MAX)
-		msk->ldrop_backoff++;
-	return wait + get_random_u32_below(wait);
-}
-
-/**
- * mrc_mark_unsent() - a DATA packet did not leave this host
- * @sk: the socket, locked
- * @cb: the packet, not marked lost: its copy could not be made, or the
- *	output dropped it (mrc_xmit_unsent())
- * @i: the path entry it was to go on
- *
- * It never left: neither a loss of its path nor a transmission. It waits
- * with the packets declared lost, first in line, and goes on whichever
- * path the next try chooses, at the next ACK or after mrc_ldrop_wait_us().
- * TCP likewise keeps a segment whose transmission failed in its queue and
- * cuts its window once (tcp_enter_cwr()): mrc_cc_on_local_drop().
- */
-static void mrc_mark_unsent(struct sock *sk, struct mrc_tx_cb *cb, u32 i)
-{
-	struct mrc_sock *msk = mrc_sk(sk);
-
-	trace_mrc_pkt_lost(msk, cb->psn, mrc_cps(msk)->p[i].id,
-			   MRC_LOST_QDISC_DROP);
-	MRC_INC(sock_net(sk), QDISC_DROP_LOST);
-	cb->lost = 1;
-	msk->lost++;
-}
-
-/* What the output returned for a packet that did not leave this host: a
- * full queue (NET_XMIT_DROP), no memory for it or its headroom, or too
- * big for its route after all (it goes again in fragments).
- */
-static bool mrc_xmit_unsent(int err)
-{
-	return err == NET_XMIT_DROP || err == -ENOBUFS || err == -ENOMEM ||
-	       err == -EMSGSIZE;
-}
-
-/* After one or more mrc_mark_unsent(): cut the window and try again later.
- * Bounded in time only (mrc_rtx_timeout()), not in tries.
- */
-static void mrc_local_drop(struct sock *sk)
-{
-	struct mrc_sock *msk = mrc_sk(sk);
-
-	if (!msk->ldrop_start)
-		msk->ldrop_start = jiffies | 1;
-	mrc_cc_on_local_drop(sk);
-	mrc_arm_rtx_at(sk, mrc_ldrop_wait_us(msk));
-}
-
 /* Transmit (a copy of) one DATA packet kept in the ring on path entry @i,
  * stamped @now.
- *
- * Return: false if it did not leave this host for want of memory or
- * room in a queue: the caller sends nothing more for now.
  */
-static bool mrc_xmit_data(struct sock *sk, struct sk_buff *skb, u32 i,
+static void mrc_xmit_data(struct sock *sk, struct sk_buff *skb, u32 i,
 			  u32 now)
 {
 	struct mrc_tx_cb *cb = MRC_TX_CB(skb);
+	u16 ev = mrc_cps(mrc_sk(sk))->p[i].id;
 	bool noroute = false;
 	struct sk_buff *nskb;
-	int err = -ENOMEM;
 
-	/* A copy of its own: the headers go in front of the payload, and
-	 * the pad and ICRC after it.
-	 */
-	nskb = pskb_copy(skb, GFP_ATOMIC);
-	if (nskb && mrc_data_trailer(nskb, mrc_cb_trailer(cb))) {
-		kfree_skb(nskb);
-		nskb = NULL;
-	}
-	if (nskb) {
-		mrc_data_hdr(sk, skb_push(nskb, mrc10_data_hlen(mrc_cb_last(cb))),
-			     cb, now);
-		err = mrc_output_path(sk, nskb, i, &noroute);
-	} else {
-		MRC_INC(sock_net(sk), TX_ERRORS);
-	}
-	if (mrc_xmit_unsent(err)) {
-		mrc_mark_unsent(sk, cb, i);
-		/* Not congestion: it goes again, in fragments, at the tick. */
-		if (err == -EMSGSIZE)
-			mrc_arm_rtx_at(sk, 1);
-		else
-			mrc_local_drop(sk);
-		return false;
-	}
-	/* A packet that found no route is taken as sent: the loss scan
-	 * declares it lost and retires the path (mrc_detect_losses()).
+	/* Counted first, so that the path's in-flight count always holds
+	 * what its losses and deliveries will take away.
 	 */
 	mrc_count_xmit(sk, cb, i, now);
+	/* A copy still queued below us owns the headroom: copy, not clone. */
+	nskb = skb_cloned(skb) ? pskb_copy(skb, GFP_ATOMIC) :
+				 skb_clone(skb, GFP_ATOMIC);
+	if (nskb) {
+		int err;
+
+		mrc_data_hdr(sk, skb_push(nskb, sizeof(struct mrc_data)), cb, ev);
+		err = mrc_output_path(sk, nskb, i, &noroute);
+		/* Too big for the route after all: dropped here, like a
+		 * full queue's drop, and sent again in fragments.
+		 */
+		cb->qdrop = err == NET_XMIT_DROP || err == -EMSGSIZE;
+	} else {
+		/* Never sent: a local drop, whatever the last send did. */
+		MRC_INC(sock_net(sk), TX_ERRORS);
+		cb->qdrop = 1;
+	}
 	cb->noroute = noroute;
 	/* The loss scan takes it at the next tick, with no ACK to wait for:
 	 * none may come when the path was the only one. Not a retransmission
@@ -538,9 +322,8 @@ static bool mrc_xmit_data(struct sock *sk, struct sk_buff *skb, u32 i,
 	 * good paths, or in an incast), and the ACKs or the RTO pace its
 	 * next try, not the tick.
 	 */
-	if (noroute && cb->xmits == 1)
+	if (cb->qdrop || (noroute && cb->xmits == 1))
 		mrc_arm_rtx_at(sk, 1);
-	return true;
 }
 
 /* Largest UDP payload of one GSO batch, and the most packets in one. */
@@ -556,59 +339,36 @@ static bool mrc_batchable(const struct sk_buff *skb)
 }
 
 /* Fragments a packet takes in a batch: its header (but the first's, in
- * the linear part), which shares one with the ICRC before it, and its
- * payload's.
+ * the linear part) and its payload's.
  */
 static u32 mrc_batch_frags(const struct sk_buff *skb)
 {
 	return 1 + skb_shinfo(skb)->nr_frags;
 }
 
-/* A packet's length on the wire after UDP: headers, payload, pad, ICRC. */
-static u32 mrc_cb_wire_len(const struct mrc_tx_cb *cb)
-{
-	return mrc10_data_hlen(mrc_cb_last(cb)) + cb->len + mrc_cb_trailer(cb);
-}
-
-/* The segment size of a batch: a full packet that does not end its
- * message, which every packet of a batch but the last is.
+/* Transmit n > 1 consecutive new packets, all but the last full-sized and
+ * all on path entry @p, as one UDP GSO skb: the stack is traversed once
+ * and segmentation (in software when the device cannot) makes the n
+ * packets. Nothing is copied: the first header is in the linear part,
+ * the others in one page fragment, and each payload is referenced where
+ * sendmsg() put it. Falls back to one skb a packet when the batch
+ * cannot be allocated.
  */
-static u32 mrc_batch_seg(const struct mrc_sock *msk)
-{
-	return MRC10_DATA_HLEN + msk->snd_mss + MRC10_ICRC_LEN;
-}
-
-/* Transmit n > 1 consecutive new packets, all on path entry @p, as one UDP
- * GSO skb: the stack is traversed once and segmentation (in software when
- * the device cannot) makes the n packets. Every packet but the last is
- * full-sized and does not end its message (mrc_send_new()), so every
- * segment but the last is mrc_batch_seg() bytes. Nothing is copied: the
- * first packet's headers are in the linear part; each packet's ICRC and
- * the next one's headers, which follow each other on the wire, share a
- * fragment of one page, and the last pad and ICRC take one more; each
- * payload is referenced where sendmsg() put it. Falls back to one skb a
- * packet when the batch cannot be allocated.
- *
- * Return: false if a queue of this host dropped the batch.
- */
-static bool mrc_xmit_batch(struct sock *sk, struct sk_buff **pkts, u32 n,
+static void mrc_xmit_batch(struct sock *sk, struct sk_buff **pkts, u32 n,
 			   u32 p, u32 now)
 {
-	const struct mrc_tx_cb *lcb = MRC_TX_CB(pkts[n - 1]);
-	u32 hlast = mrc10_data_hlen(mrc_cb_last(lcb));
-	u32 tail = mrc_cb_trailer(lcb);
-	const u32 hlen = MRC10_DATA_HLEN, gap = MRC10_ICRC_LEN;
-	bool noroute = false;
+	u16 ev = mrc_cps(mrc_sk(sk))->p[p].id;
+	const u32 hlen = sizeof(struct mrc_data);
+	bool noroute = false, qdrop;
 	struct skb_shared_info *sh;
 	struct page *hpage = NULL;
 	struct sk_buff *gso;
-	u32 i, j, hoff = 0, pos = 0, area;
 	void *hdrs = NULL;
+	u32 i, j, hoff = 0;
 
-	area = (n - 2) * (gap + hlen) + gap + hlast + tail;
 	gso = alloc_skb(MRC_HEADROOM + hlen, GFP_ATOMIC | __GFP_NOWARN);
 	if (gso) {
-		hdrs = netdev_alloc_frag(area);
+		hdrs = netdev_alloc_frag((n - 1) * hlen);
 		if (!hdrs) {
 			kfree_skb(gso);
 			gso = NULL;
@@ -616,16 +376,9 @@ static bool mrc_xmit_batch(struct sock *sk, struct sk_buff **pkts, u32 n,
 	}
 	if (!gso) {
 		for (i = 0; i < n; i++)
-			if (!mrc_xmit_data(sk, pkts[i], p, now))
-				break;
-		if (i == n)
-			return true;
-		/* Those not tried wait as if dropped. */
-		while (++i < n)
-			mrc_mark_unsent(sk, MRC_TX_CB(pkts[i]), p);
-		return false;
+			mrc_xmit_data(sk, pkts[i], p, now);
+		return;
 	}
-	memset(hdrs, 0, area);
 	hpage = virt_to_head_page(hdrs);
 	hoff = hdrs - page_address(hpage);
 	skb_reserve(gso, MRC_HEADROOM);
@@ -633,23 +386,21 @@ static bool mrc_xmit_batch(struct sock *sk, struct sk_buff **pkts, u32 n,
 	for (i = 0; i < n; i++) {
 		struct mrc_tx_cb *cb = MRC_TX_CB(pkts[i]);
 		const struct skb_shared_info *psh = skb_shinfo(pkts[i]);
-		u32 hl = i == n - 1 ? hlast : hlen;
 
+		mrc_count_xmit(sk, cb, p, now);
 		if (!i) {
-			mrc_data_hdr(sk, skb_put(gso, hlen), cb, now);
+			mrc_data_hdr(sk, skb_put(gso, hlen), cb, ev);
 		} else {
-			/* The previous packet's ICRC, then these headers. */
-			mrc_data_hdr(sk, hdrs + pos + gap, cb, now);
+			mrc_data_hdr(sk, hdrs + (i - 1) * hlen, cb, ev);
 			/* netdev_alloc_frag() gave one reference: one more
-			 * for each further fragment of the page.
+			 * for each further header.
 			 */
 			if (i > 1)
 				get_page(hpage);
 			__skb_fill_page_desc(gso, sh->nr_frags++, hpage,
-					     hoff + pos, gap + hl);
-			gso->len += gap + hl;
-			gso->data_len += gap + hl;
-			pos += gap + hl;
+					     hoff + (i - 1) * hlen, hlen);
+			gso->len += hlen;
+			gso->data_len += hlen;
 		}
 		for (j = 0; j < psh->nr_frags; j++) {
 			const skb_frag_t *f = &psh->frags[j];
@@ -662,29 +413,18 @@ static bool mrc_xmit_batch(struct sock *sk, struct sk_buff **pkts, u32 n,
 		gso->len += cb->len;
 		gso->data_len += cb->len;
 	}
-	/* The last packet's pad and ICRC. */
-	get_page(hpage);
-	__skb_fill_page_desc(gso, sh->nr_frags++, hpage, hoff + pos, tail);
-	gso->len += tail;
-	gso->data_len += tail;
 	gso->truesize += gso->data_len;
-	sh->gso_size = mrc_batch_seg(mrc_sk(sk));
+	sh->gso_size = hlen + mrc_sk(sk)->snd_mss;
 	sh->gso_type = SKB_GSO_UDP_L4;
 	sh->gso_segs = n;
 	/* A queue drops a GSO skb whole, or segments it and keeps some. */
-	if (mrc_xmit_unsent(mrc_output_path(sk, gso, p, &noroute))) {
-		for (i = 0; i < n; i++)
-			mrc_mark_unsent(sk, MRC_TX_CB(pkts[i]), p);
-		mrc_local_drop(sk);
-		return false;
-	}
+	qdrop = mrc_output_path(sk, gso, p, &noroute) == NET_XMIT_DROP;
 	for (i = 0; i < n; i++) {
-		mrc_count_xmit(sk, MRC_TX_CB(pkts[i]), p, now);
 		MRC_TX_CB(pkts[i])->noroute = noroute;
+		MRC_TX_CB(pkts[i])->qdrop = qdrop;
 	}
-	if (noroute)
+	if (qdrop || noroute)
 		mrc_arm_rtx_at(sk, 1);
-	return true;
 }
 
 /* Packets in flight for the congestion window: sent, not delivered or lost. */
@@ -769,19 +509,19 @@ static void mrc_poll_paths(struct sock *sk)
  * under emulation it costs as much as the rest of a small packet's send.
  * The send loops keep 0 for "not read yet".
  */
-static bool mrc_send_batch(struct sock *sk, struct sk_buff **pkts, u32 n,
+static void mrc_send_batch(struct sock *sk, struct sk_buff **pkts, u32 n,
 			   u32 p, u32 now)
 {
 	if (n == 1)
-		return mrc_xmit_data(sk, pkts[0], p, now);
-	return mrc_xmit_batch(sk, pkts, n, p, now);
+		mrc_xmit_data(sk, pkts[0], p, now);
+	else
+		mrc_xmit_batch(sk, pkts, n, p, now);
 }
 
 /* Send again what is declared lost, oldest first, within the congestion
- * window; with @head, the first goes whatever the window. Returns false
- * when a queue of this host dropped one: nothing more goes for now.
+ * window; with @head, the first goes whatever the window.
  */
-static bool mrc_retransmit_lost(struct sock *sk, bool head)
+static void mrc_retransmit_lost(struct sock *sk, bool head)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
 	u32 psn, now = 0;
@@ -814,12 +554,13 @@ static bool mrc_retransmit_lost(struct sock *sk, bool head)
 		MRC_TX_CB(skb)->ack_req =
 			mrc_ask_ack(msk, MRC_TX_CB(skb)->psn, !msk->lost &&
 				    skb_queue_empty(&sk->sk_write_queue));
-		head = false;
-		if (!mrc_xmit_data(sk, skb, i, now))
-			return false;
+		mrc_xmit_data(sk, skb, i, now);
 		now = 0;
+		head = false;
+		/* The local queue is full: no more into it until the tick. */
+		if (MRC_TX_CB(skb)->qdrop)
+			break;
 	}
-	return true;
 }
 
 /**
@@ -897,7 +638,8 @@ static u16 mrc_cell_pkts(struct mrc_sock *msk)
 	const struct mrc_cpaths *cps = mrc_cps(msk);
 	u32 i, usable = 0, most;
 
-	most = min_t(u32, MRC_GSO_SEGS, MRC_GSO_BYTES / mrc_batch_seg(msk));
+	most = min_t(u32, MRC_GSO_SEGS, MRC_GSO_BYTES /
+		     (sizeof(struct mrc_data) + msk->snd_mss));
 	for (i = 0; i < cps->nr; i++)
 		usable += mrc_cp_usable(&cps->p[i]);
 	return clamp_t(u32, msk->cwnd / (2 * max_t(u32, usable, 1)), 1, most);
@@ -935,14 +677,11 @@ static void mrc_send_new(struct sock *sk, bool probe)
 		 * within its fragments: a packet cut before a path's MTU
 		 * lowered it goes alone, as does one in a linear buffer.
 		 */
-		/* A message's last packet has 4 bytes more of headers: it
-		 * ends a batch, and joins one only if it fits a segment.
-		 */
 		if (n && (p != bp || cb->len > msk->snd_mss ||
-			  mrc_cb_wire_len(cb) > mrc_batch_seg(msk) ||
 			  !mrc_batchable(skb) || !mrc_batchable(batch[0]) ||
-			  frags + mrc_batch_frags(skb) + 1 > MAX_SKB_FRAGS)) {
-			if (!mrc_send_batch(sk, batch, n, bp, now))
+			  frags + mrc_batch_frags(skb) > MAX_SKB_FRAGS)) {
+			mrc_send_batch(sk, batch, n, bp, now);
+			if (MRC_TX_CB(batch[n - 1])->qdrop)
 				return;
 			now = mrc_now_us() ?: 1;
 			n = 0;
@@ -964,16 +703,16 @@ static void mrc_send_new(struct sock *sk, bool probe)
 		/* The first packet's header is in the batch's linear part. */
 		frags += mrc_batch_frags(skb) - !n;
 		batch[n++] = skb;
-		bytes += mrc_cb_wire_len(cb);
-		/* A batch ends with a short packet, a message's last, or
-		 * when it is full; with spray_burst 1, every packet goes
-		 * alone, even when the chooser picks the same path again.
+		bytes += sizeof(struct mrc_data) + cb->len;
+		/* A batch ends with a short packet or when it is full; with
+		 * spray_burst 1, every packet goes alone, even when the
+		 * chooser picks the same path again.
 		 */
-		if (!alone && cb->len == msk->snd_mss && !mrc_cb_last(cb) &&
-		    n < MRC_GSO_SEGS &&
-		    bytes + mrc_batch_seg(msk) <= MRC_GSO_BYTES)
+		if (!alone && cb->len == msk->snd_mss && n < MRC_GSO_SEGS &&
+		    bytes + sizeof(struct mrc_data) + msk->snd_mss <= MRC_GSO_BYTES)
 			continue;
-		if (!mrc_send_batch(sk, batch, n, bp, now))
+		mrc_send_batch(sk, batch, n, bp, now);
+		if (MRC_TX_CB(skb)->qdrop)
 			return;
 		now = 0;
 		n = 0;
@@ -1041,7 +780,7 @@ static struct sk_buff *mrc_tail_skb(const struct mrc_sock *msk)
 		if (!skb)
 			continue;
 		cb = MRC_TX_CB(skb);
-		if (cb->lost || cb->trimmed || cb->noroute ||
+		if (cb->lost || cb->trimmed || cb->qdrop || cb->noroute ||
 		    cb->pidx == MRC_PIDX_NONE)
 			return NULL;
 		return skb;
@@ -1150,11 +889,7 @@ static void mrc_tail_probe(struct sock *sk)
 	cb->lost_pidx = cb->pidx;
 	cb->lost_xmit_us = cb->xmit_us;
 	cb->ack_req = 1;
-	/* Dropped here: it waits with the lost packets, as a first copy
-	 * that is no longer counted in flight.
-	 */
-	if (!mrc_xmit_data(sk, skb, i, now))
-		return;
+	mrc_xmit_data(sk, skb, i, now);
 	cb->probed = 1;
 	/* It repairs nothing known lost: neither it nor the duplicate it
 	 * may draw counts towards undoing a window reduction (see
@@ -1192,8 +927,8 @@ void mrc_push(struct sock *sk)
 	if (!msk->outstanding && !timer_pending(&msk->rtx_timer))
 		msk->rto_deadline = jiffies + usecs_to_jiffies(mrc_rto_us(sk));
 	mrc_cp_refresh(sk);
-	if (mrc_retransmit_lost(sk, false))
-		mrc_send_new(sk, false);
+	mrc_retransmit_lost(sk, false);
+	mrc_send_new(sk, false);
 
 	if (msk->outstanding) {
 		if (!timer_pending(&msk->rtx_timer))
@@ -1347,6 +1082,7 @@ void mrc_mark_lost(struct sock *sk, struct mrc_tx_cb *cb,
 	cb->trimmed = 0;
 	cb->nobuf = 0;
 	cb->noroute = 0;
+	cb->qdrop = 0;
 	mrc_sk(sk)->lost++;
 	mrc_cp_on_lost(sk, cb);
 }
@@ -1367,6 +1103,7 @@ void mrc_mark_released(struct sock *sk, struct mrc_tx_cb *cb)
 	cb->trimmed = 0;
 	cb->nobuf = 0;
 	cb->noroute = 0;
+	cb->qdrop = 0;
 	mrc_sk(sk)->lost++;
 	mrc_cp_on_unsent(sk, cb);
 }
@@ -1397,7 +1134,7 @@ static u32 mrc_trim_hold_us(const struct mrc_sock *msk,
 static bool mrc_out_since_rack(const struct mrc_sock *msk,
 			       const struct mrc_tx_cb *cb)
 {
-	return !cb->lost && !cb->trimmed && !cb->noroute &&
+	return !cb->lost && !cb->trimmed && !cb->noroute && !cb->qdrop &&
 	       cb->pidx < MRC_PATHS_PER_SET_MAX &&
 	       mrc_after(cb->xmit_us, msk->rack_xmit_us);
 }
@@ -1527,9 +1264,10 @@ static u32 mrc_late_wait(struct sock *sk, u32 now, const unsigned long *after,
  * (mrc_late_everywhere()): the delay is then everyone's, and the packet
  * waits for the next ACK. A packet that found no route
  * never left: it is lost at once, and its path retired (the route to the
- * path's first hop went away, with its link). (A packet a queue of this
- * host dropped never left either, and waits with the lost ones at once:
- * mrc_mark_unsent().) A packet a NACK said was
+ * path's first hop went away, with its link). A packet a queue of this
+ * host dropped never left either: it is lost at once, a congestion
+ * signal, and its path stays (a full local queue is no failure of the
+ * path). A packet a NACK said was
  * trimmed is no loss: it is released for retransmission once its trim
  * hold (mrc_trim_hold_us()) is over. Packets still inside any of these
  * windows arm the timer for its end.
@@ -1567,6 +1305,12 @@ u32 mrc_detect_losses(struct sock *sk)
 			mrc_mark_lost(sk, cb, MRC_LOST_NO_ROUTE);
 			mrc_cp_retire(sk, cb);
 			MRC_INC(sock_net(sk), NO_ROUTE_LOST);
+			continue;
+		}
+		if (cb->qdrop) {
+			mrc_mark_lost(sk, cb, MRC_LOST_QDISC_DROP);
+			mrc_cc_on_loss(sk, cb->pidx);
+			MRC_INC(sock_net(sk), QDISC_DROP_LOST);
 			continue;
 		}
 		if (cb->trimmed) {
@@ -1691,6 +1435,13 @@ static void mrc_rto_fired(struct sock *sk)
 		if (cb->trimmed) {
 			/* Known not to be in the network: no loss. */
 			mrc_mark_released(sk, cb);
+			first = false;
+			continue;
+		}
+		if (cb->qdrop) {
+			/* It never left: no failure of its path. */
+			mrc_mark_lost(sk, cb, MRC_LOST_QDISC_DROP);
+			MRC_INC(sock_net(sk), QDISC_DROP_LOST);
 			first = false;
 			continue;
 		}
@@ -1821,31 +1572,6 @@ void mrc_rtx_timeout(struct sock *sk)
 	    (msk->outstanding || !skb_queue_empty(&sk->sk_write_queue)) &&
 	    mrc_outage(sk))
 		return;
-	/* The latest transmission did not leave: a queue of this host was
-	 * full (mrc_mark_unsent()). The peer's silence means nothing then:
-	 * as TCP does for local congestion, the oldest packet waiting goes
-	 * again, whatever the window, and no retry is counted; what was in
-	 * flight is judged by the next RTO, once this host's queues take
-	 * packets. The RTO backs off all the same, so that a host whose
-	 * queues stay full is not tried again every RTO by each of its
-	 * connections. The time it may last is bounded as an outage's.
-	 */
-	if (msk->state == MRC_ESTABLISHED && msk->ldrop_start && !msk->lost)
-		msk->ldrop_start = 0;
-	if (msk->state == MRC_ESTABLISHED && msk->ldrop_start) {
-		if (time_after(jiffies, msk->ldrop_start +
-			       msecs_to_jiffies(msk->outage_timeout_ms))) {
-			mrc_conn_abort(sk, ETIMEDOUT, true);
-			return;
-		}
-		MRC_INC(sock_net(sk), RTO_LOCAL);
-		if (msk->backoff < MRC_BACKOFF_MAX)
-			msk->backoff++;
-		if (mrc_retransmit_lost(sk, true))
-			mrc_push(sk);
-		mrc_rto_restart(sk, U32_MAX);
-		return;
-	}
 	/* The per-path detector before the RTO. A path's timeout may end
 	 * after the RTO (a path's reordering window grows without an RTT
 	 * sample to raise the RTO with it), and a timer that fired late,
@@ -1967,20 +1693,37 @@ long mrc_rmem_charged(struct sock *sk)
  */
 void mrc_send_ack(struct sock *sk, u16 flags)
 {
+	DECLARE_BITMAP(sack, MRC_WND);
 	struct mrc_sock *msk = mrc_sk(sk);
-	struct mrc10_sack_info si = {};
 	u64 words[MRC_SACK_WORDS], edge;
-	bool dropped = false;
 	struct sk_buff *skb;
-	unsigned int k;
-	u32 hold;
-	int err;
+	struct mrc_ack *a;
+	unsigned int i;
 
 	if (msk->state != MRC_ESTABLISHED && msk->state != MRC_SYN_RECV)
 		return;
 	sk_stop_timer(sk, &msk->ack_timer);
+	skb = mrc_alloc_ctrl(sizeof(*a));
+	if (!skb) {
+		MRC_INC(sock_net(sk), TX_ERRORS);
+		return;
+	}
 	if (msk->fin & MRC_FIN_RCVD)
 		flags |= MRC_F_FIN_ACK;
+	if (msk->ack_ce)
+		flags |= MRC_F_ECE;
+	a = (struct mrc_ack *)skb->data;
+	mrc_fill_hdr(&a->h, MRC_PKT_ACK, flags, msk->rcid, msk->lcid, 0);
+	/* The header's EV is the path the ACK takes; ev_echo the path of
+	 * the packet that triggered it.
+	 */
+	a->cum_psn = htonl(msk->rcv_nxt);
+	/* Bit k of rcv_map is PSN rcv_nxt + k; the wire starts at k = 1. */
+	bitmap_shift_right(sack, msk->rcv_map, 1, MRC_WND);
+	bitmap_to_arr64(words, sack, MRC_SACK_BITS);
+	for (i = 0; i < MRC_SACK_WORDS; i++)
+		a->sack[i] = cpu_to_be64(words[i]);
+	a->ev_echo = htons(msk->ack_ev);
 	msk->rcv_wnd_adv = mrc_rcv_wnd(sk);
 	edge = msk->rcv_bytes + msk->rcv_wnd_adv;
 	/* The receiver's RTT, as TCP measures it without timestamps: the
@@ -1991,103 +1734,41 @@ void mrc_send_ack(struct sock *sk, u16 flags)
 		msk->rcv_rtt_time_us = mrc_now_us() ?: 1;
 	}
 	msk->rcv_edge = max(msk->rcv_edge, edge);
-
-	si.qpn = msk->rcid;
-	si.cack_psn = mrc_psn_add(msk->rcv_nxt, -1);
-	/* BTH's PSN is cack_psn, as both sources send. */
-	si.psn = si.cack_psn;
-	/* The triggering packet, by its distance from cack_psn; one too far
-	 * for 16 bits is named by none (0), and its echo matches nothing.
-	 */
-	k = mrc_psn_sub(msk->ack_psn, si.cack_psn);
-	si.ack_psn_offset = (s32)k == (s16)k ? (s16)k : 0;
-	si.m = msk->ack_ce ? MRC10_M_SKIP_ONCE : MRC10_M_NONE;
-	si.entropy = msk->ack_ev;
-	si.spdcid = msk->lcid;
-	si.dpdcid = msk->rcid;
-	si.mpr = MRC_WND / 128;
-	si.ts = msk->ack_tsval;
-	si.ooo_count = min_t(u32, bitmap_weight(msk->rcv_map, MRC_WND), 0x7fff);
-	si.rcvd = msk->rcv_bytes >> 8;
-	si.x = true;
-	si.rwnd = msk->rcv_wnd_adv;
-	hold = msk->ack_rx_us ? mrc_now_us() - msk->ack_rx_us : 0;
-	si.hold_us = min_t(u32, hold, U16_MAX);
-	si.xflags = (flags & MRC_F_FIN_ACK ? MRC10_XACK_FIN : 0) |
-		    (flags & MRC_F_DUP ? MRC10_XACK_DUP : 0);
-	/* Bit k of rcv_map is PSN rcv_nxt + k, which is cack_psn + 1 + k:
-	 * the first SACK's bitmap from sack_offset 1. The window is 256
-	 * PSNs and a bitmap 64: each further 64 that hold a packet go in a
-	 * SACK of their own, with its sack_offset (mrc-1.0-mapping.rst).
-	 */
-	bitmap_to_arr64(words, msk->rcv_map, MRC_WND);
-	for (k = 0; k < MRC_SACK_WORDS; k++) {
-		if (k && !words[k])
-			continue;
-		skb = mrc_alloc_ctrl(MRC10_SACK_LEN_X + MRC10_ICRC_LEN);
-		if (!skb) {
-			MRC_INC(sock_net(sk), TX_ERRORS);
-			dropped = !k;
-			break;
-		}
-		si.sack_offset = 1 + 64 * k;
-		si.bitmap = words[k];
-		mrc10_sack_write(skb->data, &si);
-		MRC_INC(sock_net(sk), OUT_ACKS);
-		err = mrc_output_ctrl(sk, skb, msk->ack_ev & 0xffff);
-		if (!k && err == NET_XMIT_DROP)
-			dropped = true;
-	}
+	a->rwnd = htonl(msk->rcv_wnd_adv);
+	a->tsecr = htonl(msk->ack_tsval);
+	a->svc_time_us = htonl(msk->ack_tsval ? mrc_now_us() - msk->ack_rx_us : 0);
 	msk->rcv_unacked = 0;
-	/* The first SACK, which holds the cumulative ACK, did not leave this
-	 * host: the delayed-ACK timer sends it again, with what has come
-	 * since and the congestion mark, rather than each packet that comes
-	 * into the same full queue. No retransmission is needed to bring it
-	 * back.
-	 */
-	if (dropped) {
-		mrc_arm_ack_timer(sk);
-		return;
-	}
 	msk->ack_ce = false;
+	MRC_INC(sock_net(sk), OUT_ACKS);
+	mrc_output_ctrl(sk, skb, msk->ack_ev);
 }
 
 /**
  * mrc_send_nack() - tell the peer a DATA packet arrived without its payload
  * @sk: the socket, locked
  * @psn: the packet's PSN
- * @ev: the EV it arrived with (mrc_in_cb); the NACK goes back on its path
- *	when it can
- * @ts: its TSETH timestamp
+ * @ev: the path it arrived on; the NACK goes back on it when it can
  * @reason: enum mrc_nack_reason
  */
-void mrc_send_nack(struct sock *sk, u32 psn, u32 ev, u16 ts, u8 reason)
+void mrc_send_nack(struct sock *sk, u32 psn, u16 ev, u8 reason)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
-	struct mrc10_nack_info ni = {
-		.qpn = msk->rcid,
-		/* BTH's PSN is the NACKed one, as both sources send. */
-		.psn = psn,
-		.reason = reason == MRC_NACK_TRIMMED ? MRC10_NACK_TRIMMED :
-			  reason == MRC_NACK_PSN_WINDOW ?
-			  MRC10_NACK_PSN_OOR_WINDOW : MRC10_NACK_NO_PKT_BUFFER,
-		.entropy = ev,
-		.spdcid = msk->lcid,
-		.dpdcid = msk->rcid,
-		.nack_psn = psn,
-		.ts = ts,
-	};
 	struct sk_buff *skb;
+	struct mrc_nack *n;
 
-	skb = mrc_alloc_ctrl(MRC10_NACK_LEN + MRC10_ICRC_LEN);
+	skb = mrc_alloc_ctrl(sizeof(*n));
 	if (!skb) {
 		MRC_INC(sock_net(sk), TX_ERRORS);
 		return;
 	}
-	mrc10_nack_write(skb->data, &ni);
+	n = (struct mrc_nack *)skb->data;
+	mrc_fill_hdr(&n->h, MRC_PKT_NACK, 0, msk->rcid, msk->lcid, 0);
+	n->psn = htonl(psn);
+	n->ev = htons(ev);
+	n->reason = reason;
 	trace_mrc_nack_send(msk, psn, ev, reason);
 	MRC_INC(sock_net(sk), OUT_NACKS);
-	mrc_output_ctrl(sk, skb, ev & 0xffff);
+	mrc_output_ctrl(sk, skb, ev);
 }
 
 /**

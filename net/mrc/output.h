@@ -4,25 +4,15 @@
 
 #include "mrc_types.h"
 #include "mrc_wire.h"
-#include "mrc10_wire.h"
 #include "params.h"
 
-/* Room for link, IPv6, the longest SRH (MRC_SEGS_MAX segments and the
- * final destination), UDP and the only MRC header pushed in front of a
- * payload, a WRITE's (control packets build theirs after the headroom).
- */
-#define MRC_HEADROOM	(LL_MAX_HEADER + sizeof(struct ipv6hdr) + \
-			 sizeof(struct ipv6_sr_hdr) + \
-			 (MRC_SEGS_MAX + 1) * sizeof(struct in6_addr) + \
-			 sizeof(struct udphdr) + MRC10_DATA_HLEN_IMM)
+/* Room for link, IPv6, a full SRH, UDP and the largest MRC header. */
+#define MRC_HEADROOM	(LL_MAX_HEADER + sizeof(struct ipv6hdr) + 8 + \
+			 8 * sizeof(struct in6_addr) + sizeof(struct udphdr) + \
+			 sizeof(struct mrc_ack))
 
-/* Bytes of a DATA packet after the IPv6 header besides its payload, at
- * most: UDP, the headers of a message's last packet (with ImmDt) and the
- * ICRC. The MSS is a multiple of 4 (mrc_mtu_mss()), so a full packet has
- * no pad.
- */
-#define MRC_DATA_OVERHEAD	(sizeof(struct udphdr) + MRC10_DATA_HLEN_IMM + \
-				 MRC10_ICRC_LEN)
+/* Bytes between the IPv6 header and a DATA payload. */
+#define MRC_DATA_OVERHEAD	(sizeof(struct udphdr) + sizeof(struct mrc_data))
 
 /**
  * enum mrc_lost_reason - why a packet was declared lost (mrc:mrc_pkt_lost)
@@ -93,10 +83,7 @@ void mrc_mark_lost(struct sock *sk, struct mrc_tx_cb *cb,
 void mrc_mark_released(struct sock *sk, struct mrc_tx_cb *cb);
 void mrc_rtx_timeout(struct sock *sk);
 void mrc_send_ack(struct sock *sk, u16 flags);
-void mrc_send_nack(struct sock *sk, u32 psn, u32 ev, u16 ts, u8 reason);
-__le32 mrc_icrc_skb(struct sk_buff *skb, u32 off, u32 len,
-		    const struct in6_addr *saddr, const struct in6_addr *daddr,
-		    __be16 sport, __be16 dport);
+void mrc_send_nack(struct sock *sk, u32 psn, u16 ev, u8 reason);
 void mrc_send_syn(struct sock *sk, u8 type, u32 tsecr);
 void mrc_send_fin(struct sock *sk);
 void mrc_send_rst(struct sock *sk, u32 reason);

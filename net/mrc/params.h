@@ -22,6 +22,5 @@ extern unsigned int mrc_probe_good;
 extern unsigned int mrc_fail_losses;
 extern unsigned int mrc_probe_rate;
 extern unsigned int mrc_rst_rate;
-extern bool mrc_icrc_check;
 
 #endif /* _MRC_PARAMS_H */

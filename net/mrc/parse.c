@@ -18,15 +18,18 @@
  * mrc_hdr_len() - the length of a packet type's header
  * @type: enum mrc_pkt_type
  *
- * DATA, ACK and NACK travel in the MRC 1.0 format (wire10.c), not after
- * &struct mrc_hdr: they are unknown types here.
- *
  * Return: bytes from the common header to the end of the type's header,
  * or 0 for an unknown type.
  */
 unsigned int mrc_hdr_len(u8 type)
 {
 	switch (type) {
+	case MRC_PKT_DATA:
+		return sizeof(struct mrc_data);
+	case MRC_PKT_ACK:
+		return sizeof(struct mrc_ack);
+	case MRC_PKT_NACK:
+		return sizeof(struct mrc_nack);
 	case MRC_PKT_SYN:
 	case MRC_PKT_SYNACK:
 		return sizeof(struct mrc_syn);
@@ -45,15 +48,24 @@ unsigned int mrc_hdr_len(u8 type)
  * mrc_psn_ok() - whether a header's PSN is in the PSN space
  * @h: a header of a type mrc_hdr_len() knows, all of it in place
  *
- * Return: false if the SYN's or SYN-ACK's initial PSN has a bit above the
- * %MRC_PSN_BITS that BTH carries; true for the other types, which carry
- * no PSN.
+ * Return: false if the DATA's PSN, the ACK's cum_psn, the NACK's PSN or
+ * the SYN's initial PSN has a bit above the %MRC_PSN_BITS that BTH will
+ * carry.
  */
 bool mrc_psn_ok(const struct mrc_hdr *h)
 {
 	__be32 psn;
 
 	switch (h->type) {
+	case MRC_PKT_DATA:
+		psn = ((const struct mrc_data *)h)->psn;
+		break;
+	case MRC_PKT_ACK:
+		psn = ((const struct mrc_ack *)h)->cum_psn;
+		break;
+	case MRC_PKT_NACK:
+		psn = ((const struct mrc_nack *)h)->psn;
+		break;
 	case MRC_PKT_SYN:
 	case MRC_PKT_SYNACK:
 		psn = ((const struct mrc_syn *)h)->isn;
@@ -155,43 +167,27 @@ bool mrc_data_fields_ok(u32 mlen, u32 off, u32 plen, u32 mss, u32 seg_min,
 }
 
 /**
- * mrc_sack_load10() - an MRC 1.0 SACK's bitmap as the sender's map, if it
- *	names only PSNs sent
- * @map: out: MRC_SACK_BITS bits, bit j for PSN @cum + 1 + j
- * @bitmap: the SACK's bitmap: bit i for PSN cack_psn + @sack_offset + i
- * @sack_offset: its base less cack_psn
- * @cum: cack_psn + 1, the first PSN not received, not after @snd_nxt
+ * mrc_sack_load() - an ACK's SACK map, if it names only PSNs sent
+ * @map: out: MRC_SACK_BITS bits, bit i for PSN @cum + 1 + i
+ * @sack: the ACK's MRC_SACK_WORDS big-endian words
+ * @cum: the ACK's cum_psn, not after @snd_nxt
  * @snd_nxt: the next PSN the sender will send
  *
- * A bit for a PSN not after cack_psn says nothing new, and is ignored;
- * one for @cum, which @map has no bit for, sets nothing.
- *
- * Return: false if the bitmap names a PSN at or after @snd_nxt, or one
- * too far for the map.
+ * Return: false if the map names a PSN at or after @snd_nxt.
  */
-bool mrc_sack_load10(unsigned long *map, u64 bitmap, s16 sack_offset,
-		     u32 cum, u32 snd_nxt)
+bool mrc_sack_load(unsigned long *map, const __be64 *sack, u32 cum,
+		   u32 snd_nxt)
 {
+	u64 words[MRC_SACK_WORDS];
+	unsigned long last;
 	unsigned int i;
-	int j;
 
-	bitmap_zero(map, MRC_SACK_BITS);
-	for (i = 0; i < 64; i++) {
-		if (!(bitmap >> i & 1))
-			continue;
-		/* PSN cum - 1 + sack_offset + i is bit sack_offset + i - 2.
-		 * cum itself (-1) has no bit, but must have been sent too.
-		 */
-		j = sack_offset + (int)i - 2;
-		if (j < -1)
-			continue;
-		if (j >= MRC_SACK_BITS ||
-		    !mrc_psn_before(mrc_psn_add(cum, 1 + j), snd_nxt))
-			return false;
-		if (j >= 0)
-			__set_bit(j, map);
-	}
-	return true;
+	for (i = 0; i < MRC_SACK_WORDS; i++)
+		words[i] = be64_to_cpu(sack[i]);
+	bitmap_from_arr64(map, words, MRC_SACK_BITS);
+	last = find_last_bit(map, MRC_SACK_BITS);
+	return last >= MRC_SACK_BITS ||
+	       mrc_psn_before(mrc_psn_add(cum, 1 + last), snd_nxt);
 }
 
 /**

@@ -98,11 +98,7 @@ static int mrc_udp_sock_create(struct net *net, struct mrc_net *mn)
 		.local_udp_port = htons(mrc_udp_port),
 		.ipv6_v6only = 1,
 		.use_udp6_tx_checksums = 1,
-		/* A zero checksum is let through to mrc_udp_rcv(): MRC 1.0
-		 * packets may carry one, since their ICRC covers the same
-		 * bytes; AF_MRC's own header, which has no ICRC, may not.
-		 */
-		.use_udp6_rx_checksums = 0,
+		.use_udp6_rx_checksums = 1,
 	};
 	struct sock *sk;
 	int err;

@@ -19,7 +19,6 @@
 #include "output.h"
 #include "pernet.h"
 #include "pmtu.h"
-#include "wire10.h"
 
 /* Bytes of a DATA packet other than its payload, on a path of @cps. */
 static u32 mrc_data_overhead(const struct mrc_cpaths *cps)
@@ -40,8 +39,7 @@ u32 mrc_mtu_mss(const struct mrc_cpaths *cps, u32 mtu)
 	u32 over = mrc_data_overhead(cps);
 
 	mtu = max_t(u32, mtu, IPV6_MIN_MTU);
-	/* A multiple of 4: a full packet needs no pad (mrc10_data_pad()). */
-	return mtu > over + MRC_MSS_MIN ? (mtu - over) & ~3U : MRC_MSS_MIN;
+	return mtu > over + MRC_MSS_MIN ? mtu - over : MRC_MSS_MIN;
 }
 
 /**
@@ -170,40 +168,26 @@ void mrc_pmtu_deferred(struct sock *sk)
 	mrc_conn_ptb(sk, msk->ptb_ev, msk->ptb_psn, msk->ptb_mtu);
 }
 
-/* A quoted packet after its UDP header at @udp is MRC's: to the MRC port,
- * in either format (BTH first, or AF_MRC's own header).
+/* The MRC header a quoted packet carries after its UDP header at @udp,
+ * pulled into the linear part, or NULL.
  */
-static bool mrc_err_ours(struct sk_buff *skb, unsigned int udp)
+static const struct mrc_data *mrc_err_quoted(struct sk_buff *skb,
+					     unsigned int udp)
 {
 	const struct udphdr *uh;
-	u8 first;
 
-	if (!pskb_may_pull(skb, udp + sizeof(*uh) + 1))
-		return false;
+	if (!pskb_may_pull(skb, udp + sizeof(*uh) + sizeof(struct mrc_hdr)))
+		return NULL;
 	uh = (const struct udphdr *)(skb->data + udp);
 	if (ntohs(uh->dest) != mrc_udp_port)
-		return false;
-	first = *(const u8 *)(uh + 1);
-	return first == MRC_VERSION || first >= MRC10_WRITE_FIRST;
-}
-
-/* The headers of a quoted WRITE, after its UDP header at @udp, into @di:
- * false if it is none. The quote may end after the headers: they are read
- * as if the rest followed.
- */
-static bool mrc_err_write(struct sk_buff *skb, unsigned int udp,
-			  struct mrc10_data_info *di)
-{
-	unsigned int at = udp + sizeof(struct udphdr);
-	u8 op;
-
-	if (!mrc_err_ours(skb, udp) ||
-	    !pskb_may_pull(skb, at + MRC10_DATA_HLEN))
-		return false;
-	op = skb->data[at];
-	return op >= MRC10_WRITE_FIRST && op <= MRC10_WRITE_ONLY_IMM &&
-	       !mrc10_data_read(skb->data + at, MRC10_DATA_HLEN_IMM + 3 +
-				MRC10_ICRC_LEN, false, di);
+		return NULL;
+	if (((const struct mrc_hdr *)(uh + 1))->version != MRC_VERSION)
+		return NULL;
+	if (((const struct mrc_hdr *)(uh + 1))->type != MRC_PKT_DATA)
+		return (const struct mrc_data *)(uh + 1);
+	if (!pskb_may_pull(skb, udp + sizeof(*uh) + sizeof(struct mrc_data)))
+		return NULL;
+	return (const struct mrc_data *)(skb->data + udp + sizeof(*uh));
 }
 
 /**
@@ -216,7 +200,7 @@ static bool mrc_err_write(struct sk_buff *skb, unsigned int udp,
  */
 int mrc_udp_err_lookup(struct sock *usk, struct sk_buff *skb)
 {
-	return mrc_err_ours(skb, skb_transport_offset(skb)) ? 0 : -ENOENT;
+	return mrc_err_quoted(skb, skb_transport_offset(skb)) ? 0 : -ENOENT;
 }
 
 /**
@@ -234,7 +218,7 @@ void mrc_udp_err(struct sock *usk, struct sk_buff *skb, unsigned int udp)
 {
 	const struct icmp6hdr *icmp = icmp6_hdr(skb);
 	struct net *net = sock_net(usk);
-	struct mrc10_data_info di;
+	const struct mrc_data *d;
 	struct mrc_sock *msk;
 	u32 mtu, psn;
 	struct sock *sk;
@@ -243,22 +227,22 @@ void mrc_udp_err(struct sock *usk, struct sk_buff *skb, unsigned int udp)
 	if (icmp->icmp6_type != ICMPV6_PKT_TOOBIG)
 		return;
 	mtu = ntohl(icmp->icmp6_mtu);
-	if (!mrc_err_write(skb, udp, &di)) {
+	d = mrc_err_quoted(skb, udp);
+	if (!d || d->h.type != MRC_PKT_DATA) {
 		MRC_INC(net, DROP_PKT_TOO_BIG);
 		return;
 	}
-	/* We sent it: R_Key holds our QPN, BTH the peer's. */
-	sk = mrc_conn_lookup(net, di.rkey);
+	/* We sent it: its source id is ours, its destination id the peer's. */
+	sk = mrc_conn_lookup(net, ntohl(d->h.scid));
 	if (!sk) {
 		MRC_INC(net, DROP_PKT_TOO_BIG);
 		return;
 	}
 	msk = mrc_sk(sk);
-	psn = di.psn;
-	/* Its path's id, in the quoted IPv6 header's flow label. */
-	ev = ntohl(ip6_flowlabel((const struct ipv6hdr *)skb->data)) & 0xffff;
+	psn = ntohl(d->psn);
+	ev = ntohs(d->h.ev);
 	bh_lock_sock(sk);
-	if (msk->rcid != di.qpn) {
+	if (msk->rcid != ntohl(d->h.dcid) || psn > MRC_PSN_MASK) {
 		MRC_INC(net, DROP_PKT_TOO_BIG);
 	} else if (!sock_owned_by_user(sk)) {
 		mrc_conn_ptb(sk, ev, psn, mtu);

@@ -671,7 +671,6 @@ static int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 			msk->snd_truesize = skb->truesize;
 		__skb_header_release(skb);
 		memset(MRC_TX_CB(skb), 0, sizeof(struct mrc_tx_cb));
-		MRC_TX_CB(skb)->pidx = MRC_PIDX_NONE;
 		MRC_TX_CB(skb)->lost_pidx = MRC_PIDX_NONE;
 		MRC_TX_CB(skb)->msn = msk->snd_msn;
 		MRC_TX_CB(skb)->offset = off;
@@ -1064,7 +1063,7 @@ static int mrc_set_peer(struct socket *sock, sockptr_t optval,
 	/* It sends what the peer takes, and takes what its own route
 	 * carries, which is what the peer is told it takes.
 	 */
-	msk->snd_mss = min(msk->mss, p.peer_mss ?: msk->mss) & ~3U;
+	msk->snd_mss = min(msk->mss, p.peer_mss ?: msk->mss);
 	msk->peer_rwnd = p.peer_rwnd ?: mrc_rcv_wnd(sk);
 	msk->rwnd_seq = msk->snd_isn;
 	/* What a SYN would have offered the peer. */
@@ -1242,8 +1241,7 @@ struct sock *mrc_child_create(struct sock *lsk, const struct in6_addr *laddr,
 		sock_put(child);
 		return NULL;
 	}
-	cmsk->mss = min_t(u32, mrc_route_mss(child, &saddr),
-			  ntohs(syn->mss)) & ~3U;
+	cmsk->mss = min_t(u32, mrc_route_mss(child, &saddr), ntohs(syn->mss));
 	cmsk->snd_mss = cmsk->mss;
 	bh_unlock_sock(child);
 	local_bh_enable();

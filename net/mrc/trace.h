@@ -34,7 +34,6 @@ TRACE_DEFINE_ENUM(MRC_LOST_PATH_RETIRED);
 TRACE_DEFINE_ENUM(MRC_LOST_TAIL_PROBE);
 TRACE_DEFINE_ENUM(MRC_NACK_TRIMMED);
 TRACE_DEFINE_ENUM(MRC_NACK_NO_BUFFER);
-TRACE_DEFINE_ENUM(MRC_NACK_PSN_WINDOW);
 
 #define mrc_show_path_state(s)					\
 	__print_symbolic(s,					\
@@ -63,8 +62,7 @@ TRACE_DEFINE_ENUM(MRC_NACK_PSN_WINDOW);
 #define mrc_show_nack_reason(r)					\
 	__print_symbolic(r,					\
 			 { MRC_NACK_TRIMMED, "trimmed" },	\
-			 { MRC_NACK_NO_BUFFER, "no-buffer" },	\
-			 { MRC_NACK_PSN_WINDOW, "psn-window" })
+			 { MRC_NACK_NO_BUFFER, "no-buffer" })
 
 TRACE_EVENT(mrc_path_state,
 	    TP_PROTO(const struct mrc_path *p, u8 old, u8 state, u8 reason),

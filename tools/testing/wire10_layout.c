@@ -86,25 +86,6 @@ int main(void)
 		.ts = htobe16(0x4321),
 	};
 
-	struct mrc10_xconn xconn = {
-		.sport = htobe16(0x1234),
-		.dport = htobe16(0x5678),
-		.sqpn = htobe32(0x9abcde),
-		.dqpn = htobe32(0x123456),
-		.isn = htobe32(0xfedcba),
-		.value = htobe32(0x11223344),
-		.rwnd = htobe32(0x55667788),
-		.mss = htobe16(1188),
-		.flags = htobe16(MRC10_XCONN_XACK),
-		.tsval = htobe32(0x99aabbcc),
-		.tsecr = htobe32(0xddeeff00),
-	};
-	struct mrc10_xack xack = {
-		.rwnd = htobe32(0x01020304),
-		.hold_us = htobe16(0x0506),
-		.flags = htobe16(MRC10_XACK_FIN | MRC10_XACK_DUP),
-	};
-
 	SHOW("bth", bth);
 	SHOW("meth", meth);
 	SHOW("tseth", ts);
@@ -115,7 +96,5 @@ int main(void)
 	SHOW("peth", peth);
 	SHOW("erth", erth);
 	SHOW("eeth", eeth);
-	SHOW("xconn", xconn);
-	SHOW("xack", xack);
 	return 0;
 }

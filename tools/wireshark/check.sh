@@ -6,7 +6,7 @@
 # Usage: tools/wireshark/check.sh [-p PORT] FILE
 #
 # Runs tshark with mrc.lua (found next to this script) over FILE, a pcap or
-# pcapng capture, with the MRC UDP port PORT (default 4971), and prints one
+# pcapng capture, with the MRC UDP port PORT (default 4797), and prints one
 # line per MRC packet type, always in this order:
 #
 #   DATA COUNT PSN_MIN PSN_MAX
@@ -52,7 +52,7 @@ usage() {
 	exit 2
 }
 
-port=4971
+port=4797
 while getopts p: opt; do
 	case $opt in
 	p) port=$OPTARG ;;
@@ -95,7 +95,6 @@ tshark -n -r "$file" -X "lua_script:$LUA" -o "mrc.udp_port:$port" \
 	-e frame.number -e mrc.version -e mrc.type -e mrc.psn -e mrc.scid -e mrc.dcid \
 	-e mrc.gso.uncaptured -e mrc.gso.last_psn \
 	-e icmpv6.type -e _ws.lua.error -e _ws.expert.group -e _ws.expert.message \
-	-e mrc.opcode \
 	> "$tmp/fields" 2> "$tmp/stderr"
 rc=$?
 
@@ -146,16 +145,6 @@ function psn(s, d, p) {
 	return sprintf("%.0f", p)
 }
 
-# The value of a field as tshark prints it, decimal or 0x-prefixed hex.
-function num(x, n, i) {
-	if (substr(x, 1, 2) != "0x")
-		return x + 0
-	n = 0
-	for (i = 3; i <= length(x); i++)
-		n = n * 16 + index("0123456789abcdef", tolower(substr(x, i, 1))) - 1
-	return n
-}
-
 function range(s) {
 	if (!(s in ref))
 		return "- -"
@@ -174,8 +163,8 @@ BEGIN {
 {
 	# Fields: 1 frame, 2 version, 3 type, 4 psn, 5 scid, 6 dcid,
 	# 7 gso.uncaptured, 8 gso.last_psn, 9 icmpv6.type, 10 Lua error,
-	# 11 expert groups, 12 expert messages, 13 MRC 1.0 opcode; several
-	# values of a field are comma-separated.
+	# 11 expert groups, 12 expert messages; several values of a field
+	# are comma-separated.
 	bad = ($10 != "")
 	ng = split($11, group, ",")
 	for (i = 1; i <= ng; i++)
@@ -189,42 +178,17 @@ BEGIN {
 	if ($9 != "")
 		next
 
-	# One version and type per MRC packet with its common header
-	# captured, or one opcode per MRC 1.0 packet: a WRITE is DATA, a
-	# SACK an ACK (each SACK packet counts, as OutAcks does), a NACK a
-	# NACK. A datagram holds one kind or the other.
-	if ($13 != "") {
-		nt = split($13, op, ",")
-		all_data = 1
-		for (i = 1; i <= nt; i++) {
-			o = num(op[i])
-			if (o >= 198 && o <= 203)
-				type[i] = 1
-			else if (o == 220)
-				type[i] = 2
-			else if (o == 221)
-				type[i] = 3
-			else
-				type[i] = 0
-			if (type[i])
-				count[type[i]]++
-			else
-				unknown++
-			if (type[i] != 1)
-				all_data = 0
-		}
-	} else {
-		nt = split($3, type, ",")
-		split($2, version, ",")
-		all_data = nt > 0
-		for (i = 1; i <= nt; i++) {
-			if (version[i] == known && type[i] >= 1 && type[i] <= ntypes)
-				count[type[i]]++
-			else
-				unknown++
-			if (version[i] != known || type[i] != 1)
-				all_data = 0
-		}
+	# One version and type per MRC packet with its common header captured.
+	nt = split($3, type, ",")
+	split($2, version, ",")
+	all_data = nt > 0
+	for (i = 1; i <= nt; i++) {
+		if (version[i] == known && type[i] >= 1 && type[i] <= ntypes)
+			count[type[i]]++
+		else
+			unknown++
+		if (version[i] != known || type[i] != 1)
+			all_data = 0
 	}
 	if (!all_data)
 		next

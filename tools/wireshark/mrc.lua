@@ -2,7 +2,7 @@
 --
 -- mrc.lua: Wireshark dissector for MRC (Multipath Reliable Connection).
 --
--- An MRC packet is the payload of a UDP datagram to port 4971 (the
+-- An MRC packet is the payload of a UDP datagram to port 4797 (the
 -- udp_port module parameter) over IPv6, with or without a Segment Routing
 -- Header; Wireshark decodes IPv6, the SRH and UDP itself and hands the UDP
 -- payload to this dissector. The format is struct mrc_hdr and the per-type
@@ -19,7 +19,7 @@
 -- For Wireshark, copy the file to ~/.local/lib/wireshark/plugins/ (the
 -- "Personal Lua Plugins" folder of Help > About Wireshark > Folders) and
 -- restart Wireshark or use Analyze > Reload Lua Plugins. Preferences (also
--- with tshark -o): mrc.udp_port (default 4971) and mrc.trim_dscp (default
+-- with tshark -o): mrc.udp_port (default 4797) and mrc.trim_dscp (default
 -- 11, the trim_dscp sysctl).
 --
 -- Field names: the common header's are mrc.<name> (mrc.type, mrc.dcid,
@@ -32,18 +32,6 @@
 -- batch captured before segmentation (several DATA packets in one UDP
 -- datagram; see "Encapsulation" in mrc.rst).
 --
--- Data, ACKs and NACKs travel in the MRC 1.0 format (Documentation/
--- networking/mrc-1.0-mapping.rst): BTH first, whose opcode (0xC6 or more)
--- no AF_MRC header's version byte reaches. Such a packet gets mrc.opcode,
--- mrc.psn, mrc.dcid (BTH's destination QP), mrc.scid (the sender's QPN: a
--- WRITE's R_Key, a SACK's or NACK's SPDCID), a WRITE's mrc.msn,
--- mrc.offset, mrc.msg_len, mrc.payload_len and mrc.trimmed, a SACK's
--- mrc.ack.cum_psn (one past cack_psn), mrc.ack.sack_psn and mrc.rwnd, a
--- NACK's mrc.nack10.reason. A GSO batch of WRITEs is split where a WRITE
--- of the same QP with the next PSN begins (a WRITE does not say its own
--- length), which needs the batch captured whole. mrc10.lua decodes every
--- MRC 1.0 header in full, and checks the ICRC.
---
 -- Expert infos: a packet shorter than its type's header is malformed (the
 -- receiver drops it as DropShort); a header cut short by the capture's snap
 -- length is only a note; an unknown version or type, non-zero reserved
@@ -53,7 +41,7 @@ local mrc = Proto("mrc", "Multipath Reliable Connection")
 
 local MRC_VERSION = 2
 local MRC_MSG_MAX = 4 * 1024 * 1024	-- uapi/linux/mrc.h
-local MRC_PORT = 4971
+local MRC_PORT = 4797
 local MRC_TRIM_DSCP = 11
 local HDR_LEN = 16			-- struct mrc_hdr
 local PSN_SPACE = 16777216		-- PSNs are 24 bits
@@ -83,27 +71,6 @@ local flag_bits = {
 local FLAGS_RSVD = 0xffe0
 
 local nack_reasons = { [1] = "TRIMMED", [2] = "NO_BUFFER" }
-
--- MRC 1.0 (Documentation/networking/mrc-1.0-mapping.rst): AF_MRC sends
--- its data, ACKs and NACKs as WRITEs, SACKs and NACKs after InfiniBand's
--- BTH, each packet ending in a 4-byte ICRC. Their first byte, the opcode,
--- is OP10_MIN or more; an AF_MRC header's first byte is its version.
-local OP10_MIN = 0xc6
-local OP10_WRITE_LAST, OP10_WRITE_ONLY_IMM = 0xc8, 0xcb
-local OP10_SACK, OP10_NACK = 0xdc, 0xdd
-local op10_names = {
-	[0xc6] = "WRITE First", [0xc7] = "WRITE Middle", [0xc8] = "WRITE Last",
-	[0xc9] = "WRITE Last with Immediate", [0xca] = "WRITE Only",
-	[0xcb] = "WRITE Only with Immediate", [OP10_SACK] = "SACK",
-	[OP10_NACK] = "NACK",
-}
-local nack10_reasons = {
-	[0x01] = "TRIMMED", [0x02] = "TRIMMED_LASTHOP", [0x06] = "NO_BITMAP",
-	[0x07] = "NO_PKT_BUFFER", [0x0a] = "NO_RESOURCE",
-	[0x0b] = "PSN_OOR_WINDOW", [0x19] = "UNEXP_EVENT",
-}
-local BTH_LEN, ICRC_LEN = 12, 4
-local SACK10_LEN, SACK10_LEN_X, NACK10_LEN = 48, 56, 32
 local rst_reasons = {
 	[1] = "NO_CONN", [2] = "NO_LISTENER", [3] = "ABORT", [4] = "BACKLOG",
 }
@@ -201,25 +168,6 @@ local f = {
 		rst_reasons, nil, "enum mrc_rst_reason"),
 	probe_token = ProtoField.uint32("mrc.probe.token", "Token", base.HEX,
 		nil, nil, "Chosen by the prober, echoed by the reply"),
-
-	-- MRC 1.0 packets; their PSN, QPNs, MSN, offset and message length
-	-- go in the fields above (mrc.psn, mrc.dcid: BTH's destination QP,
-	-- mrc.scid: the sender's QPN, R_Key of a WRITE, SPDCID of a SACK or
-	-- NACK, mrc.msn, mrc.offset, mrc.msg_len, mrc.payload_len,
-	-- mrc.trimmed, mrc.rwnd), a SACK's cumulative PSN in mrc.ack.cum_psn
-	-- (one past its cack_psn) and its PSNs in mrc.ack.sack_psn.
-	opcode = ProtoField.uint8("mrc.opcode", "MRC 1.0 opcode", base.HEX,
-		op10_names, nil, "BTH opcode: the packet is MRC 1.0's"),
-	ack_req10 = ProtoField.bool("mrc.bth.a", "A (acknowledge at once)",
-		8, nil, 0x80, "BTH: the sender asks for a SACK at once"),
-	rtx10 = ProtoField.bool("mrc.bth.rtx", "RTX (retransmission)", 8, nil,
-		0x20, "BTH: a retransmission"),
-	sack_offset = ProtoField.int16("mrc.sack.offset", "SACK offset",
-		base.DEC, nil, nil, "The bitmap's first PSN less cack_psn"),
-	nack10_reason = ProtoField.uint8("mrc.nack10.reason", "Reason",
-		base.HEX, nack10_reasons, nil, "NETH reason (UET's codes)"),
-	icrc = ProtoField.uint32("mrc.icrc", "ICRC", base.HEX, nil, nil,
-		"RoCEv2 invariant CRC (mrc10.lua checks it)"),
 
 	-- UDP GSO batch (several DATA packets in one UDP datagram)
 	gso_segments = ProtoField.uint32("mrc.gso.segments", "GSO batch packets",
@@ -814,181 +762,6 @@ local function dissect_batch(ctx, first)
 		num(first.v.psn), num(last_psn))
 end
 
--- One MRC 1.0 packet of len bytes at off (the captured part of it).
-local function dissect10_one(ctx, off, len)
-	local res = { len = len }
-	local r0 = crange(ctx, off, len)
-	local item = r0 and ctx.tree:add(mrc, r0) or ctx.tree:add(mrc)
-	local op = peek(ctx, off, 1)
-	local flags = peek(ctx, off + 1, 1)
-	local word = peek(ctx, off + 8, 4)
-
-	res.item = item
-	if len < BTH_LEN + ICRC_LEN or word == nil then
-		too_short(ctx, item, string.format("%d bytes: shorter than BTH and the ICRC", len))
-		res.info = "MRC 1.0 (short)"
-		return res
-	end
-	res.op, res.qpn = op, peek(ctx, off + 5, 3)
-	res.psn = word % PSN_SPACE
-	item:append_text(", MRC 1.0 " .. (op10_names[op] or string.format("opcode 0x%02x", op)))
-	item:add(f.opcode, ctx.tvb(off, 1))
-	item:add(f.dcid, ctx.tvb(off + 5, 3))
-	item:add(f.psn, ctx.tvb(off + 9, 3))
-	local stop = off + len - ICRC_LEN
-	if op <= OP10_WRITE_ONLY_IMM then
-		item:add(f.ack_req10, ctx.tvb(off + 8, 1))
-		item:add(f.rtx10, ctx.tvb(off + 8, 1))
-		res.retx = bit(word, 29)
-		local r = off + 16 + (bit(word, 28) and 4 or 0)
-		local imm = (op == 0xc9 or op == OP10_WRITE_ONLY_IMM) and 4 or 0
-		local pad = math.floor(flags / 16) % 4
-		if off + len < r + 16 then
-			too_short(ctx, item, string.format("%d bytes: shorter than its WRITE headers", len))
-			res.info = "MRC 1.0 WRITE (short)"
-			return res
-		end
-		if ctx.caplen < r + 16 then
-			item:add_proto_expert_info(e.snaplen)
-			res.info = "MRC 1.0 WRITE (not captured)"
-			return res
-		end
-		item:add(f.msn, ctx.tvb(off + 14, 2))
-		item:add(f.offset, ctx.tvb(r + 4, 4))
-		res.rkey = peek(ctx, r + 8, 4)
-		item:add(f.scid, ctx.tvb(r + 8, 4))
-		item:add(f.msg_len, ctx.tvb(r + 12, 4))
-		-- Cut after RETH: a trimming switch left the headers alone.
-		local trimmed = off + len == r + 16 or ctx.dscp == mrc.prefs.trim_dscp
-		local plen = math.max(0, stop - (r + 16 + imm) - pad)
-		if off + len == r + 16 then
-			plen = 0
-		end
-		generated(item, f.payload_len, nil, plen)
-		generated(item, f.trimmed, nil, trimmed)
-		res.info = string.format("%s psn=%d qpn=%d msn=%d off=%d len=%d%s%s",
-			op10_names[op], res.psn, res.qpn, peek(ctx, off + 14, 2),
-			peek(ctx, r + 4, 4), plen, res.retx and " RTX" or "",
-			trimmed and " TRIMMED" or "")
-	elseif op == OP10_SACK then
-		local x = peek(ctx, off + 13, 1)
-		local need = (x and x % 2 == 1) and SACK10_LEN_X or SACK10_LEN
-		if len < need + ICRC_LEN then
-			too_short(ctx, item, string.format("%d bytes: shorter than a SACK", len))
-			res.info = "MRC 1.0 SACK (short)"
-			return res
-		end
-		if ctx.caplen < off + need then
-			item:add_proto_expert_info(e.snaplen)
-			res.info = "MRC 1.0 SACK (not captured)"
-			return res
-		end
-		local cack = peek(ctx, off + 24, 4) % PSN_SPACE
-		local soff = ctx.tvb(off + 30, 2):int()
-		local hi, lo = peek(ctx, off + 32, 4), peek(ctx, off + 36, 4)
-		local n = 0
-		item:add(f.scid, ctx.tvb(off + 20, 2))
-		generated(item, f.cum_psn, ctx.tvb(off + 24, 4), (cack + 1) % PSN_SPACE)
-		item:add(f.sack_offset, ctx.tvb(off + 30, 2))
-		for i = 0, 63 do
-			if bit(i < 32 and lo or hi, i % 32) then
-				generated(item, f.sack_psn, ctx.tvb(off + 32, 8),
-					(cack + soff + i) % PSN_SPACE)
-				n = n + 1
-			end
-		end
-		generated(item, f.sack_count, nil, n)
-		if need == SACK10_LEN_X then
-			item:add(f.rwnd, ctx.tvb(off + 48, 4))
-		end
-		res.info = string.format("SACK cack=%d sack_offset=%d sacked=%d", cack,
-			soff, n)
-	elseif op == OP10_NACK then
-		if len < NACK10_LEN + ICRC_LEN then
-			too_short(ctx, item, string.format("%d bytes: shorter than a NACK", len))
-			res.info = "MRC 1.0 NACK (short)"
-			return res
-		end
-		if ctx.caplen < off + NACK10_LEN then
-			item:add_proto_expert_info(e.snaplen)
-			res.info = "MRC 1.0 NACK (not captured)"
-			return res
-		end
-		item:add(f.scid, ctx.tvb(off + 20, 2))
-		item:add(f.nack10_reason, ctx.tvb(off + 14, 1))
-		res.info = string.format("NACK psn=%d reason=%s", res.psn,
-			name_of(nack10_reasons, peek(ctx, off + 14, 1)))
-	else
-		item:add_proto_expert_info(e.type,
-			string.format("Unknown MRC 1.0 opcode 0x%02x (receivers drop it)", op))
-		res.info = string.format("MRC 1.0 opcode 0x%02x", op)
-		return res
-	end
-	if stop + ICRC_LEN <= ctx.caplen then
-		item:add_le(f.icrc, ctx.tvb(stop, ICRC_LEN))
-	end
-	return res
-end
-
--- Where the WRITE after the one at 0 begins, if the datagram is a UDP GSO
--- batch: the first offset, past the first packet's headers, with a WRITE
--- of the same QP and the next PSN (a WRITE does not say its own length).
--- nil when there is none, or none captured.
-local function batch10_seg(ctx)
-	local op, word = peek(ctx, 0, 1), peek(ctx, 8, 4)
-	if op > OP10_WRITE_ONLY_IMM or word == nil then
-		return nil
-	end
-	local qpn, want = peek(ctx, 5, 3), (word + 1) % PSN_SPACE
-	for at = 16 + 16 + ICRC_LEN, ctx.caplen - BTH_LEN, 4 do
-		op = peek(ctx, at, 1)
-		if op >= OP10_MIN and op <= OP10_WRITE_ONLY_IMM and
-		   peek(ctx, at + 5, 3) == qpn and
-		   peek(ctx, at + 9, 3) == want then
-			return at
-		end
-	end
-	return nil
-end
-
--- An MRC 1.0 datagram: one packet, or a GSO batch of WRITEs.
-local function dissect10(ctx)
-	local seg = batch10_seg(ctx)
-	if not seg then
-		local first = dissect10_one(ctx, 0, ctx.replen)
-		if first.rkey and ctx.caplen < ctx.replen and not ctx.in_error then
-			first.item:add_proto_expert_info(e.snaplen,
-				"Not captured whole: a GSO batch, if it is one, cannot be split")
-		end
-		return first.info
-	end
-	local first = dissect10_one(ctx, 0, seg)
-	local last, k = first, 1
-	local off = seg
-	while off < ctx.replen do
-		local len = math.min(seg, ctx.replen - off)
-		local res = dissect10_one(ctx, off, len)
-		k = k + 1
-		if res.qpn ~= first.qpn or res.rkey ~= first.rkey or
-		   (last.psn and res.psn ~= (last.psn + 1) % PSN_SPACE) then
-			res.item:add_proto_expert_info(e.gso_bad,
-				"Does not continue the UDP GSO batch")
-		end
-		last = res
-		off = off + len
-	end
-	local ti = generated(first.item, f.gso_segments, nil, k)
-	generated(ti, f.gso_uncaptured, nil, 0)
-	if last.psn then
-		generated(ti, f.gso_last_psn, nil, last.psn)
-	end
-	first.item:add_proto_expert_info(e.gso,
-		string.format("UDP GSO batch of %d WRITEs of %d bytes, segmented on the way",
-			k, seg))
-	return string.format("%s [GSO batch of %d: psn %s-%s]", first.info, k,
-		num(first.psn), num(last.psn))
-end
-
 function mrc.dissector(tvb, pinfo, tree)
 	local dscps = { ipv6_dscp() }
 	local ctx = {
@@ -1006,11 +779,6 @@ function mrc.dissector(tvb, pinfo, tree)
 	end
 	pinfo.cols.protocol:set("MRC")
 
-	local op = peek(ctx, 0, 1)
-	if op and op >= OP10_MIN then
-		pinfo.cols.info:set(dissect10(ctx))
-		return ctx.replen
-	end
 	local first = dissect_one(ctx, 0)
 	local info = first.info
 

@@ -4,16 +4,13 @@
 
 ack_replay.py --dev DEV --ready FILE --count FILE [--min-gain N] [--max N]
 
-Runs in a spine's namespace and watches the MRC ACKs (MRC 1.0 SACKs)
-that leave through DEV (toward the sender). ACKs take different paths,
-so one can arrive after a newer one; this makes it happen on purpose, on
-one path. For each connection and cumulative PSN it keeps the first ACK
-seen: of those with that cumulative PSN, it acknowledges the fewest
-packets and so carries the window of the earliest moment. Only an ACK's
-first SACK packet counts (its bitmap starts just past the cumulative
-PSN), so that the bitmaps compared cover the same PSNs. When a later ACK
-with the same cumulative PSN acknowledges at least N more packets
-(bits of that bitmap) and
+Runs in a spine's namespace and watches the MRC ACKs that leave through
+DEV (toward the sender). ACKs take different paths, so one can arrive
+after a newer one; this makes it happen on purpose, on one path. For each
+connection and cumulative PSN it keeps the first ACK seen: of those with
+that cumulative PSN, it acknowledges the fewest packets and so carries
+the window of the earliest moment. When a later ACK with the same
+cumulative PSN acknowledges at least N more packets (SACK bits) and
 advertises a smaller window, the first one is sent again, unchanged,
 through DEV: the sender sees an old ACK after a newer one, with a window
 larger than the receiver's current one. Every frame is sent as it was
@@ -30,7 +27,7 @@ import socket
 import struct
 import sys
 
-from mrc_pkt import MRC_PORT, SACK10, SACK_LEN, SETH_CACK
+from mrc_pkt import ACK, HDR, MRC_PORT, VERSION
 from trim_tool import csum
 
 ETH_P_ALL = 0x0003
@@ -84,35 +81,26 @@ def with_udp_csum(frame, off):
     return frame[:off] + bytes(udp)
 
 
-# SETH: its flags (X: the AF_MRC extension, whose first field is the
-# window, follows CC_STATE), then after cack_psn, sack_offset and the
-# bitmap.
-SETH_X = 1
-SACK_OFFSET = SETH_CACK + 6
-
-
 def mrc_ack(frame):
-    """(QPN, cumulative PSN, sacked, rwnd, udp offset) of the first SACK
-    packet of an MRC ACK in an Ethernet frame."""
+    """(dcid, cum, sacked, rwnd, udp offset) of an MRC ACK in an Ethernet
+    frame."""
     if len(frame) < ETH_HLEN + 40 or frame[12:14] != b"\x86\xdd":
         return None
     nh, off = frame[ETH_HLEN + 6], ETH_HLEN + 40
     while nh in IPV6_EXT and off + 2 <= len(frame):
         nh, off = frame[off], off + (frame[off + 1] + 1) * 8
-    if nh != IPPROTO_UDP or off + 8 + SACK_LEN + 8 > len(frame):
+    if nh != IPPROTO_UDP or off + 8 + 68 > len(frame):
         return None
     if struct.unpack_from("!H", frame, off + 2)[0] != MRC_PORT:
         return None
     udp, off = off, off + 8
-    if frame[off] != SACK10 or not frame[off + 13] & SETH_X:
+    ver, typ, _, dcid, _, _, _ = HDR.unpack_from(frame, off)
+    if ver != VERSION or typ != ACK:
         return None
-    qpn = int.from_bytes(frame[off + 5:off + 8], "big")
-    cack = struct.unpack_from("!I", frame, off + SETH_CACK)[0]
-    sack_offset, bitmap = struct.unpack_from("!hQ", frame, off + SACK_OFFSET)
-    if sack_offset != 1:
-        return None
-    rwnd = struct.unpack_from("!I", frame, off + SACK_LEN)[0]
-    return qpn, cack, bin(bitmap).count("1"), rwnd, udp
+    cum = struct.unpack_from("!I", frame, off + HDR.size)[0]
+    sack = struct.unpack_from("!4Q", frame, off + HDR.size + 4)
+    rwnd = struct.unpack_from("!I", frame, off + HDR.size + 40)[0]
+    return dcid, cum, sum(bin(w).count("1") for w in sack), rwnd, udp
 
 
 def main():

@@ -16,7 +16,7 @@ source "$(dirname "$0")"/fabric.sh
 
 H1=$(fab_host_addr 1)
 H2=$(fab_host_addr 2)
-UDP_PORT=4971
+UDP_PORT=4797
 tmp=$(mktemp -d)
 
 cleanup() {

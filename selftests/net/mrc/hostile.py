@@ -10,11 +10,10 @@ hostile.py --phase active|idle --results FILE --template FILE
 Runs in the namespace of the spine between host 1 (the sender of a live
 transfer) and host 2 (its receiver), whose links are the interfaces h1
 and h2. It learns the connection from the traffic it forwards (addresses,
-MACs, QPNs, PSNs: an on-path attacker sees all of them), then
+MACs, connection ids, PSNs: an on-path attacker sees all of them), then
 for each case of the phase sends its packets straight to the victim host
 (scapy, at layer 2, as the spine would forward them, with the source
-address of the victim's peer, and a right ICRC on every MRC 1.0 packet unless the
-case is about the ICRC) and waits until the victim's counters
+address of the victim's peer) and waits until the victim's counters
 (/proc/net/mrc_stat, or /proc/net/snmp6 for what IPv6 drops first) have
 risen as the case expects. One JSON line per case goes to FILE: its
 name, whether it held, and the counter deltas. The active phase saves
@@ -39,41 +38,24 @@ import sys
 import time
 
 import trim_tool
-import mrc_pkt as P
-from mrc_pkt import (ACK, DATA, HDR, HDR_LEN, MRC_PORT, MSG_MAX, NACK,
-                     SACK10, VERSION, WND, hdr, probe, rst, syn, wide_psn)
+from mrc_pkt import (ACK, DATA, HDR, HDR_LEN, MRC_PORT, MSG_MAX, VERSION,
+                     WND, ack, data, hdr, nack, probe, rst, syn,
+                     wide_psn)
 from scapy.all import (Ether, IPv6, IPv6ExtHdrSegmentRouting, Raw, UDP,
                        conf, sendp, sniff)
 
 conf.verb = 0
 
 
-WRITES = range(P.WRITE_FIRST, P.WRITE_ONLY_IMM + 1)
-ICRC_CHECK = "/sys/module/mrc/parameters/icrc_check"
-
-
 def mrc_of(pkt):
-    """(kind, UDP payload) of an MRC packet, or None: the kind is the
-    opcode of an MRC 1.0 packet (BTH first), the type of one in the
-    AF_MRC header (connection management and path probes)."""
+    """(type, dcid, scid, body) of an MRC packet, or None."""
     if UDP not in pkt or pkt[UDP].dport != MRC_PORT:
         return None
     raw = bytes(pkt[UDP].payload)
-    if raw and raw[0] >= P.WRITE_FIRST:
-        return raw[0], raw
-    if len(raw) < HDR.size or raw[0] != VERSION:
+    if len(raw) < HDR.size:
         return None
-    return raw[1], raw
-
-
-def write_fields(raw):
-    """(QPN, PSN, MSN, R_Key) of a WRITE: the receiver's QPN, the
-    sender's in R_Key."""
-    word = struct.unpack_from("!I", raw, 8)[0]
-    reth = 16 + (4 if word & P.BTH_TS else 0)
-    return (int.from_bytes(raw[5:8], "big"), word & P.PSN,
-            struct.unpack_from("!H", raw, 14)[0],
-            struct.unpack_from("!I", raw, reth + 8)[0])
+    v, typ, _, dcid, scid, _, _ = HDR.unpack_from(raw)
+    return (typ, dcid, scid, raw) if v == VERSION else None
 
 
 def counters(ns):
@@ -101,19 +83,14 @@ class Link:
     def __init__(self, frame):
         self.frame = frame
 
-    def make(self, payload, tclass=None, srh=None, icrc=True):
+    def make(self, payload, tclass=None, srh=None):
         """The template with this MRC payload (and SRH, traffic class).
 
-        An MRC 1.0 payload (a BTH first) gets its ICRC in its last 4
-        bytes, unless not ICRC. The ICRC and the UDP checksum are computed
-        here, over the IPv6 destination as it stands: the kernel checks
-        them so once segments_left is 0, whatever the SRH's last entry
-        says (scapy would use that entry)."""
+        The UDP checksum is computed here, over the IPv6 destination as it
+        stands: the kernel checks it so once segments_left is 0, whatever
+        the SRH's last entry says (scapy would use that entry)."""
         f = self.frame.copy()
         ip = f[IPv6]
-        if icrc and len(payload) >= 16 and payload[0] >= P.WRITE_FIRST:
-            payload = P.icrc10(payload, ip.src, ip.dst, f[UDP].sport,
-                               f[UDP].dport)
         udp = f[UDP].copy()
         udp.remove_payload()
         ip.remove_payload()
@@ -149,40 +126,27 @@ class Attack:
         self.results = open(a.results, "a")
         self.ns = {"h1": a.h1_ns, "h2": a.h2_ns}
 
-    def learn(self, iface, dst, kinds, started=None):
-        """The next frame of one of these kinds (mrc_of()) going out of
-        iface to dst; started is called once the capture is open."""
+    def learn(self, iface, dst, typ, started=None):
+        """The next frame of type typ going out of iface to dst; started
+        is called once the capture is open."""
         got = sniff(iface=iface, count=1, timeout=self.a.timeout,
                     started_callback=started,
                     lfilter=lambda p: IPv6 in p and p[IPv6].dst == dst and
-                    (mrc_of(p) or (None,))[0] in kinds)
+                    (mrc_of(p) or (None,))[0] == typ)
         if not got:
-            raise SystemExit("hostile.py: no packet of kinds %s to %s seen "
-                             "on %s" % (list(kinds), dst, iface))
+            raise SystemExit("hostile.py: no packet of type %d to %s seen on %s"
+                             % (typ, dst, iface))
         return got[0]
 
     def learn_data(self):
         # The transfer starts when --ready's file exists, so that no
         # interpreter, however slow to start, misses it.
-        f = self.learn("h2", self.a.h2_addr, WRITES,
+        f = self.learn("h2", self.a.h2_addr, DATA,
                        lambda: open(self.a.ready, "w").close())
-        qpn, psn, msn, rkey = write_fields(mrc_of(f)[1])
+        _, dcid, scid, raw = mrc_of(f)
+        psn, msn = struct.unpack_from("!II", raw, HDR.size)
         self.to_h2 = Link(f)
-        self.h2_cid, self.h1_cid, self.psn, self.msn = qpn, rkey, psn, msn
-
-    def data(self, psn, msn, off, mlen, payload, qpn=None, rkey=None,
-             op=None):
-        """A WRITE to host 2 (by default of the connection, from host 1),
-        ICRC not yet filled in."""
-        return P.write10(self.h2_cid if qpn is None else qpn,
-                         self.h1_cid if rkey is None else rkey, psn, msn, off,
-                         mlen, payload, op=op)
-
-    def sack(self, cack, bitmap=0, qpn=None, sqpn=None):
-        """A SACK to host 1 (by default of the connection, from host 2)."""
-        qpn = self.h1_cid if qpn is None else qpn
-        return P.sack10(qpn, self.h2_cid if sqpn is None else sqpn, qpn,
-                        cack, bitmap)
+        self.h2_cid, self.h1_cid, self.psn, self.msn = dcid, scid, psn, msn
 
     def case(self, name, host, frames, want, check=None):
         """Send frames to host (h1 or h2); want: {counter: least rise}."""
@@ -209,21 +173,12 @@ class Attack:
         self.learn_data()
         h2, h1 = self.h2_cid, self.h1_cid
         t = self.to_h2
-        # Every length short of each kind's headers (and, in MRC 1.0, of
-        # its ICRC), but a WRITE's headers up to RETH: that is a trimmed
-        # packet. The AF_MRC header's DATA, ACK and NACK are no more.
+        full = data(h2, h1, self.psn, self.msn, 0, 0, b"")
         frames = [t.make(b"")]
-        full = self.data(self.psn, self.msn, 0, 0, b"")
-        frames += [t.make(full[:i], icrc=False) for i in range(1, len(full))
-                   if i != P.TRIMMED_LEN]
-        for pkt in (self.sack(self.psn), P.nack10(h1, h2, h1, self.psn)):
-            frames += [t.make(pkt[:i], icrc=False)
-                       for i in range(1, len(pkt))]
         for typ, n in HDR_LEN.items():
-            if typ in (DATA, ACK, NACK):
-                continue
-            head = hdr(typ, h2, h1) + bytes(n - HDR.size)
-            start = 1 if typ == P.SYN else HDR.size
+            head = (full if typ == DATA else
+                    hdr(typ, h2, h1) + bytes(n - HDR.size))
+            start = 1 if typ == DATA else HDR.size
             frames += [t.make(head[:i]) for i in range(start, n)]
         self.case("truncated headers, every length from 0 to the full header",
                   "h2", frames, {"DropShort": len(frames)})
@@ -233,78 +188,19 @@ class Attack:
         # (which IPv6 refuses before any socket sees it), is counted.
         frames = []
         for i in range(5):
-            f = t.make(self.data(self.psn, self.msn, 0, 100, bytes(100)))
+            f = t.make(data(h2, h1, self.psn, self.msn, 0, 100, bytes(100)))
             f[UDP].chksum = (f[UDP].chksum + 1 + i) % 0xffff or 1
             frames.append(f)
         self.case("bad UDP checksums", "h2", frames, {"DropCsum": 5})
-        # A zero UDP checksum (RFC 6936) is MRC 1.0's to send: the ICRC
-        # covers the same bytes. These WRITEs pass both checks (and are
-        # duplicates); AF_MRC's own header, which has no ICRC, is refused.
-        frames = []
-        for i in range(3):
-            f = t.make(self.data(self.psn, self.msn, 0, 100, bytes(100)))
-            f[UDP].chksum = 0
-            frames.append(f)
-        self.case("zero UDP checksums on WRITEs: taken", "h2", frames,
-                  {"InPkts": 3},
-                  lambda d: not d.get("DropCsum") and
-                  not d.get("InIcrcErrors"))
-        frames = []
-        for i in range(4):
-            f = t.make(hdr(P.SYN, h2, h1) + bytes(36))
-            f[UDP].chksum = 0
-            frames.append(f)
-        self.case("zero UDP checksums on AF_MRC's own header: refused",
-                  "h2", frames, {"DropCsum": 4})
-        # The ICRC covers the invariant IPv6 and UDP fields and the
-        # whole MRC packet: a changed byte anywhere in them, with the UDP
-        # checksum made right again, as a device that rewrote it would.
-        frames = []
-        for i in range(5):
-            good = t.make(self.data(self.psn, self.msn, 0, 100, bytes(100)))
-            pkt = bytearray(bytes(good[UDP].payload))
-            pkt[random.randrange(P.DATA_HLEN_IMM, len(pkt))] ^= \
-                1 << random.randrange(8)
-            frames.append(t.make(bytes(pkt), icrc=False))
-        self.case("bad ICRCs", "h2", frames, {"InIcrcErrors": 5})
-        # With icrc_check off the same are taken (duplicates: the UDP
-        # checksum is right), and a zero UDP checksum covers nothing.
-        zero = []
-        for i in range(3):
-            f = t.make(self.data(self.psn, self.msn, 0, 100, bytes(100)))
-            f[UDP].chksum = 0
-            zero.append(f)
-        with open(ICRC_CHECK, "w") as p:
-            p.write("0")
-        try:
-            self.case("icrc_check off: bad ICRCs taken, zero UDP checksums "
-                      "refused", "h2", frames + zero,
-                      {"InPkts": 8, "DropCsum": 3},
-                      lambda d: not d.get("InIcrcErrors"))
-        finally:
-            with open(ICRC_CHECK, "w") as p:
-                p.write("1")
-        # Version 1 had PSNs of 32 bits. BTH's TVer is MRC 1.0's.
-        frames = [t.make(hdr(P.SYN, h2, h1, version=v) + bytes(36))
-                  for v in (0, 1, 3)]
-        d = self.data(self.psn, self.msn, 0, 100, bytes(100))
-        frames += [t.make(d[:1] + bytes([d[1] | v]) + d[2:])
-                   for v in (1, 8, 15)]
-        self.case("unknown versions", "h2", frames, {"DropVersion": 6})
-        frames = [t.make(hdr(typ, h2, h1) + bytes(64))
-                  for typ in (0, DATA, ACK, NACK, 10, 255)]
-        frames += [t.make(bytes([op]) + full[1:] + bytes(64))
-                   for op in (0xCC, 0xD1, 0xE0, 0xFF)]
-        self.case("unknown types and opcodes", "h2", frames,
-                  {"DropType": len(frames)})
+        frames = [t.make(hdr(DATA, h2, h1, version=v) + bytes(20))
+                  for v in (0, 1, 255)]   # 1: PSNs of 32 bits
+        self.case("unknown versions", "h2", frames, {"DropVersion": 3})
+        frames = [t.make(hdr(typ, h2, h1) + bytes(64)) for typ in (0, 10, 255)]
+        self.case("unknown types", "h2", frames, {"DropType": 3})
         n = 300
-        frames = [t.make(self.data(self.psn, 0, 0, 100, bytes(100),
-                                   qpn=random.randrange(1, 1 << 24)))
-                  for _ in range(n)]
-        frames = [f for f in frames if write_fields(bytes(f[UDP].payload))[0]
-                  != h2]
-        n = len(frames)
-        self.case("unknown QPNs (RSTs rate-limited)", "h2", frames,
+        frames = [t.make(data(random.getrandbits(32) | 1, h1, self.psn, 0, 0,
+                              100, bytes(100))) for _ in range(n)]
+        self.case("unknown connection ids (RSTs rate-limited)", "h2", frames,
                   {"DropNoConn": n, "RstRateLimited": 1},
                   lambda d: d.get("OutRsts", 0) + d.get("RstRateLimited", 0)
                   == d.get("DropNoConn", 0))
@@ -315,12 +211,12 @@ class Attack:
         self.case("resets with guessed ids", "h2", frames,
                   {"DropNoConn": 100, "DropBadCid": 100})
         # A message of tiny packets would make a receiver hold many times
-        # its size: below the floor (MRC_MSS_MIN, 1036 bytes), no connection.
+        # its size: below the floor (1060 bytes), no connection.
         n = 20
         frames = [t.make(syn(random.randrange(3, 1 << 24),
                              random.randrange(1024, 65536),
                              self.a.listen_port, mss))
-                  for mss in (0, 64, 536, 1035) for _ in range(n // 4)]
+                  for mss in (0, 64, 536, 1059) for _ in range(n // 4)]
         self.case("SYNs with an MSS below the floor (no connection)", "h2",
                   frames, {"DropSmallMss": n},
                   lambda d: not d.get("OutSyns", 0) and
@@ -342,7 +238,7 @@ class Attack:
                   lambda d: d.get("OutProbeReplies", 0)
                   + d.get("DropProbeRate", 0) == d.get("InProbes", 0) and
                   d.get("OutProbeReplies", 0) <= rate * (time.time() - t0 + 2))
-        pl = self.data(self.psn, self.msn, 0, 0, b"")
+        pl = full
         for name, srh, want in (
             ("an SRH whose last entry is not this host",
              IPv6ExtHdrSegmentRouting(addresses=["2001:db8:dead::1"],
@@ -363,58 +259,53 @@ class Attack:
 
     def idle(self):
         self.learn_data_idle()
-        nxt, t = self.nxt, self.to_h2
-        frames = [t.make(self.data(nxt + WND + 1000 + i, self.msn, 0, 100,
-                                   bytes(100))) for i in range(5)]
-        self.case("PSNs beyond the window", "h2", frames,
-                  {"DropPsnWindow": 5, "OutNacks": 5})
-        frames = [t.make(wide_psn(syn(self.h1_cid, 40000 + i, 1)))
-                  for i in range(5)]
-        self.case("SYNs whose PSN does not fit 24 bits", "h2", frames,
-                  {"DropPsnWindow": 5})
+        h2, h1, nxt = self.h2_cid, self.h1_cid, self.nxt
+        t = self.to_h2
+        frames = [t.make(data(h2, h1, nxt + WND + 1000 + i, self.msn, 0, 100,
+                              bytes(100))) for i in range(5)]
+        self.case("PSNs beyond the window", "h2", frames, {"DropPsnWindow": 5})
+        frames = [t.make(wide_psn(data(h2, h1, nxt + i, self.msn, 0, 100,
+                                       bytes(100)))) for i in range(3)]
+        frames += [t.make(wide_psn(syn(h1, 40000 + i, 1)))
+                   for i in range(2)]
+        self.case("DATA and SYNs whose PSN does not fit 24 bits", "h2",
+                  frames, {"DropPsnWindow": 5})
         # Far behind is a duplicate: a retransmitted packet's first copy
         # may arrive that late.
-        frames = [t.make(self.data(nxt - WND - 1000 - i, self.msn, 0, 100,
-                                   bytes(100))) for i in range(5)]
+        frames = [t.make(data(h2, h1, nxt - WND - 1000 - i, self.msn, 0, 100,
+                              bytes(100))) for i in range(5)]
         self.case("PSNs long before the cumulative point", "h2", frames,
                   {"DropDup": 5})
-        p, m = nxt + 3, self.msn
-        bad = [self.data(p, m, 0, MSG_MAX + 1, bytes(100)),
-               self.data(p, m, 200, 100, bytes(100)),
-               self.data(p, m, 50, 100, bytes(100)),
-               # The opcodes of a message's middle and of a whole one.
-               self.data(p, m, 0, 100, bytes(100), op=P.WRITE_MIDDLE),
-               self.data(p, m, 0, 200, bytes(100), op=P.WRITE_ONLY),
-               self.data(p, m + 1000, 0, 100, bytes(100)),
+        p = nxt + 3
+        bad = [data(h2, h1, p, self.msn, 0, MSG_MAX + 1, bytes(100)),
+               data(h2, h1, p, self.msn, 200, 100, bytes(100)),
+               data(h2, h1, p, self.msn, 50, 100, bytes(100)),
+               data(h2, h1, p, self.msn, 0, 100, bytes(100), plen=50),
+               data(h2, h1, p, self.msn + (1 << 30), 0, 100, bytes(100)),
                # Short of MRC_MSS_MIN without ending its message.
-               self.data(p, m, 0, 1000, bytes(12))]
+               data(h2, h1, p, self.msn, 0, 1000, bytes(10))]
         self.case("message lengths, offsets and numbers outside the message",
                   "h2", [t.make(b) for b in bad], {"DropBadMsg": len(bad)})
         self.case("a trimmed DSCP on a full packet (not delivered: NACKed)",
-                  "h2", [t.make(self.data(nxt + 10, self.msn, 0, 100,
-                                          bytes(100)),
+                  "h2", [t.make(data(h2, h1, nxt + 10, self.msn, 0, 100,
+                                     bytes(100)),
                                 tclass=self.a.trim_dscp << 2)],
                   {"InTrimmed": 1, "OutNacks": 1})
-        # As a trimming switch leaves a packet: its headers up to RETH.
-        self.case("a WRITE cut after RETH (trimmed: NACKed)", "h2",
-                  [t.make(self.data(nxt + 11, self.msn, 0, 100, bytes(100))
-                          [:P.TRIMMED_LEN], icrc=False)],
-                  {"InTrimmed": 1, "OutNacks": 1},
-                  lambda d: not d.get("InIcrcErrors", 0))
         self.guess_ids(10)
         u = self.to_h1
-        h1, h2 = self.h1_cid, self.h2_cid
         self.case("ACKs for PSNs never sent", "h1",
-                  [u.make(self.sack(nxt + 9 + i)) for i in range(5)],
+                  [u.make(ack(h1, h2, nxt + 10 + i)) for i in range(5)],
                   {"DropAckUnsent": 5})
-        # Bit i names PSN nxt + i, never sent; bit 0 the cumulative
-        # point itself, which a receiver never holds.
         self.case("SACK bitmaps that cover unsent PSNs", "h1",
-                  [u.make(self.sack(nxt - 1, 1 << i)) for i in range(5)],
-                  {"DropSackUnsent": 5})
+                  [u.make(ack(h1, h2, nxt, (1 << i, 0, 0, 0)))
+                   for i in range(5)], {"DropSackUnsent": 5})
         self.case("NACKs for unsent PSNs", "h1",
-                  [u.make(P.nack10(h1, h2, h1, nxt + 5 + i))
-                   for i in range(5)], {"DropNack": 5})
+                  [u.make(nack(h1, h2, nxt + 5 + i)) for i in range(5)],
+                  {"DropNack": 5})
+        self.case("ACKs and NACKs whose PSN does not fit 24 bits", "h1",
+                  [u.make(wide_psn(ack(h1, h2, nxt))) for i in range(3)] +
+                  [u.make(wide_psn(nack(h1, h2, nxt))) for i in range(2)],
+                  {"DropPsnWindow": 5})
         # Last: the receiver is left holding part of a message that
         # never completes, and its ACKs cover PSNs its peer never sent.
         self.zero_window()
@@ -427,8 +318,8 @@ class Attack:
         (DropZeroWindow, NACK NO_BUFFER). None is taken beyond the edge
         (InBeyondWindow), and the buffer, twice the window, is never the
         limit that stops them (DropRcvbuf)."""
-        nxt, t = self.nxt, self.to_h2
-        # Above the floor of the MSS (1036) and below any MTU of the fabric:
+        h2, h1, nxt, t = self.h2_cid, self.h1_cid, self.nxt, self.to_h2
+        # The floor of the MSS (1060) and below any MTU of the fabric:
         # the template is the connection's first packet, a short one.
         plen = 1200
         # The connection's first message (the template) is mrcperf's
@@ -438,8 +329,8 @@ class Attack:
         # PSN nxt stays a hole, so that the message stays incomplete
         # and the receiver's cumulative PSN is its peer's next.
         n = WND - 1
-        frames = [t.make(self.data(nxt + 1 + i, msn, i * plen, WND * plen,
-                                   bytes(plen))) for i in range(n)]
+        frames = [t.make(data(h2, h1, nxt + 1 + i, msn, i * plen, WND * plen,
+                              bytes(plen))) for i in range(n)]
         name = "DATA past the advertised window (refused as a zero window)"
         if n * plen <= self.rwnd:
             self.results.write(json.dumps({
@@ -453,10 +344,9 @@ class Attack:
                   d.get("InData", 0) == n)
 
     def guess_ids(self, secs):
-        """For secs seconds, WRITEs, SACKs and RSTs with guessed ids: a
-        random receiver QPN, or the right one (an attacker that saw the
-        handshake knows it) with a random sender QPN (a WRITE's R_Key, a
-        SACK's SPDCID). None may get in: every one is
+        """For secs seconds, DATA, ACKs and RSTs with guessed ids: a random
+        receiver id, or the right one (an attacker that saw the handshake
+        knows it) with a random sender id. None may get in: every one is
         dropped as DropNoConn or DropBadCid, and the idle connection
         neither takes data, an ACK or a reset, nor delivers anything."""
         h2, h1, t = self.h2_cid, self.h1_cid, self.to_h2
@@ -466,21 +356,15 @@ class Attack:
         while time.time() < end:
             frames = []
             for _ in range(20):
+                guess = random.getrandbits(32) | 1
                 right = random.random() < 0.5
-                if right:
-                    # Not the sender's QPN, nor its low 16 bits.
-                    dcid, scid = h2, (h1 + random.randrange(1, 1 << 16)) \
-                        & 0xffff | random.getrandbits(8) << 16
-                else:
-                    dcid, scid = (h2 + random.randrange(1, 1 << 24)) \
-                        & P.PSN, h1
+                dcid, scid = (h2, guess) if right else (guess, h1)
                 kind = random.randrange(3)
                 if kind == 0:
-                    pl = self.data(random.getrandbits(24), 0, 0, 100,
-                                   bytes(100), qpn=dcid, rkey=scid)
+                    pl = data(dcid, scid, random.getrandbits(24), 0, 0, 100,
+                              bytes(100))
                 elif kind == 1:
-                    pl = self.sack(random.getrandbits(24), qpn=dcid,
-                                   sqpn=scid)
+                    pl = ack(dcid, scid, random.getrandbits(24))
                 else:
                     pl = rst(dcid, scid)
                 frames.append(t.make(pl))
@@ -503,36 +387,35 @@ class Attack:
                 break
             time.sleep(0.2)
         self.results.write(json.dumps({
-            "case": "%d s of WRITEs, SACKs and RSTs with guessed ids" % secs,
+            "case": "%d s of DATA, ACKs and RSTs with guessed ids" % secs,
             "ok": ok, "sent": no_conn + bad_cid, "want": want,
             "quiet": quiet, "delta": delta}) + "\n")
         self.results.flush()
 
     def learn_data_idle(self):
         """At idle the receiver's next PSN is the sender's next PSN; a
-        WRITE far ahead of the window makes the receiver say it, in a SACK
-        (after a NACK) to the sender whose cumulative PSN is the one
-        before."""
+        DATA packet far ahead of the window makes the receiver say it."""
         self.learn_data_template()
-        probe = self.to_h2.make(self.data((self.psn + (1 << 23) - 1) & P.PSN,
-                                          self.msn, 0, 1, b"x"))
+        probe = self.to_h2.make(data(self.h2_cid, self.h1_cid,
+                                     (self.psn + (1 << 23) - 1) & 0xffffff,
+                                     self.msn, 0, 1, b"x"))
         # The sender's address: the one its data came from.
         sender = self.to_h2.frame[IPv6].src
         before = counters(self.a.h2_ns)
         got = sniff(iface="h1", count=1, timeout=self.a.timeout,
                     started_callback=lambda: sendp(probe, iface="h2"),
                     lfilter=lambda p: IPv6 in p and p[IPv6].dst == sender and
-                    (mrc_of(p) or (None,))[0] == SACK10)
+                    (mrc_of(p) or (None,))[0] == ACK)
         if not got:
             after = counters(self.a.h2_ns)
             raise SystemExit("hostile.py: the receiver did not answer: %s" %
                              {k: after[k] - before.get(k, 0) for k in after
                               if after[k] != before.get(k, 0)})
         self.to_h1 = Link(got[0])
-        raw = mrc_of(got[0])[1]
-        self.nxt = (struct.unpack_from("!I", raw, P.SETH_CACK)[0] + 1) & P.PSN
-        # The AF_MRC extension after CC_STATE begins with the window.
-        self.rwnd = struct.unpack_from("!I", raw, P.SACK_LEN)[0]
+        raw = mrc_of(got[0])[3]
+        self.nxt = struct.unpack_from("!I", raw, HDR.size)[0]
+        # cum_psn, the SACK bitmap, ev_echo, a reserved field, then rwnd.
+        self.rwnd = struct.unpack_from("!I", raw, HDR.size + 4 + 32 + 4)[0]
 
     def learn_data_template(self):
         with open(self.a.template, "rb") as f:

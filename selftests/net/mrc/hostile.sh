@@ -4,7 +4,7 @@
 # Hostile packets: host 1 sends host 2 64 MB over one plane of the test
 # fabric (an SRv6 spine; links shaped to LINK_RATE), content-checked by
 # mrcperf --verify. The spine, on the path and so knowing addresses,
-# QPNs and PSNs, injects hostile packets into both hosts with
+# connection ids and PSNs, injects hostile packets into both hosts with
 # the peer's source address (hostile.py, scapy): first while data flows,
 # then, for the cases that need the exact next PSN, while the sender holds
 # its finished connection open (mrcperf --hold). Each case passes when
@@ -36,20 +36,14 @@ PROBE_RATE=/sys/module/mrc/parameters/probe_rate
 tmp=$(mktemp -d)
 old_rst_rate=$(cat "$RST_RATE")
 old_probe_rate=$(cat "$PROBE_RATE")
-# hostile.py turns icrc_check off for one case, and on again.
-ICRC_CHECK=/sys/module/mrc/parameters/icrc_check
 
 ACTIVE_CASES=(
 	"truncated headers, every length from 0 to the full header"
 	"zero-length UDP"
 	"bad UDP checksums"
-	"zero UDP checksums on WRITEs: taken"
-	"zero UDP checksums on AF_MRC's own header: refused"
-	"bad ICRCs"
-	"icrc_check off: bad ICRCs taken, zero UDP checksums refused"
 	"unknown versions"
-	"unknown types and opcodes"
-	"unknown QPNs (RSTs rate-limited)"
+	"unknown types"
+	"unknown connection ids (RSTs rate-limited)"
 	"resets with guessed ids"
 	"SYNs with an MSS below the floor (no connection)"
 	"a handshake flood on a listener with backlog 16"
@@ -61,22 +55,21 @@ ACTIVE_CASES=(
 )
 IDLE_CASES=(
 	"PSNs beyond the window"
-	"SYNs whose PSN does not fit 24 bits"
+	"DATA and SYNs whose PSN does not fit 24 bits"
 	"PSNs long before the cumulative point"
 	"message lengths, offsets and numbers outside the message"
 	"a trimmed DSCP on a full packet (not delivered: NACKed)"
-	"a WRITE cut after RETH (trimmed: NACKed)"
-	"10 s of WRITEs, SACKs and RSTs with guessed ids"
+	"10 s of DATA, ACKs and RSTs with guessed ids"
 	"ACKs for PSNs never sent"
 	"SACK bitmaps that cover unsent PSNs"
 	"NACKs for unsent PSNs"
+	"ACKs and NACKs whose PSN does not fit 24 bits"
 	"DATA past the advertised window (refused as a zero window)"
 )
 
 cleanup() {
 	echo "$old_rst_rate" > "$RST_RATE"
 	echo "$old_probe_rate" > "$PROBE_RATE"
-	echo Y > "$ICRC_CHECK"
 	fab_cleanup
 	rm -rf "$tmp"
 }

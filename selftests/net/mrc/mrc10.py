@@ -15,10 +15,7 @@ disagree, the choice of Documentation/networking/mrc-1.0-mapping.rst.
     icrc_ok(pkt)             # the RoCEv2 ICRC over the final destination
 
 Every class checks nothing: decoding never fails on a value, so that a
-test can say which field is wrong rather than see a Raw layer. The AF_MRC
-extension (mapping: What MRC 1.0 leaves out of band) is decoded where it
-is flagged and its bytes are there: XConn after an ERTH of op 2, XAck
-after the CC_STATE of a SACK whose x bit is set.
+test can say which field is wrong rather than see a Raw layer.
 """
 import struct
 import zlib
@@ -52,16 +49,6 @@ NACK_REASONS = {0x01: "TRIMMED", 0x02: "TRIMMED_LASTHOP", 0x06: "NO_BITMAP",
 # Destination QP of endpoint operations (sources §3, §8).
 ENDPOINT_QP = 2
 ICRC_LEN = 4
-# The UDP destination port of every packet (sources §1, mapping: The stack).
-UDP_PORT = 4971
-
-# ERTH/EETH op values (sources §4.9); 2 is the AF_MRC extension's
-# connection management (mapping: the AF_MRC extension), whose message
-# type is ERTH's vendor byte.
-EP_PORT_STATUS, EP_EV_PROBE, EP_AFMRC = 0, 1, 2
-X_SYN, X_SYNACK, X_FIN, X_RST = 1, 2, 3, 4
-XCONN_XACK = 0x0001                     # XConn.flags: speaks XAck
-XACK_FIN, XACK_DUP = 0x0001, 0x0002     # XAck.flags
 
 
 class BTH(Packet):
@@ -198,20 +185,6 @@ class CCState(Packet):
     ]
 
     def guess_payload_class(self, payload):
-        seth = self.underlayer
-        if isinstance(seth, SETH) and seth.x and len(payload) >= 8:
-            return XAck
-        return Raw
-
-
-class XAck(Packet):
-    """The AF_MRC extension after CC_STATE when SETH's x bit is set, 8
-    bytes (mapping: the window and the hold time in SACKs)."""
-    name = "AF_MRC xack"
-    fields_desc = [IntField("rwnd", 0), ShortField("hold_us", 0),
-                   XShortField("flags", 0)]
-
-    def guess_payload_class(self, payload):
         return Raw
 
 
@@ -274,31 +247,6 @@ class ERTH(Packet):
         BitField("tsr", 0, 1),
         BitField("resv11", 0, 11),
         BitField("ftype", 1, 4),
-    ]
-
-    def guess_payload_class(self, payload):
-        if self.op == EP_AFMRC and len(payload) >= 36:
-            return XConn
-        return Raw
-
-
-class XConn(Packet):
-    """The AF_MRC connection header after an ERTH of op 2, 36 bytes
-    (mapping: connection management as an endpoint operation). Its message
-    type (X_SYN...) is ERTH's vendor byte."""
-    name = "AF_MRC xconn"
-    fields_desc = [
-        ShortField("sport", 0),
-        ShortField("dport", 0),
-        XIntField("sqpn", 0),
-        XIntField("dqpn", 0),
-        IntField("isn", 0),
-        IntField("value", 0),
-        IntField("rwnd", 0),
-        ShortField("mss", 0),
-        XShortField("flags", 0),
-        IntField("tsval", 0),
-        IntField("tsecr", 0),
     ]
 
     def guess_payload_class(self, payload):

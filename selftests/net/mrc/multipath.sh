@@ -234,7 +234,6 @@ test_wire() {
 	python3 - "$tmp/wire.json" "$H1_ADDR" "$H2_ADDR" "$(fab_sid 2 0)" \
 		"$(fab_sid 2 1)" "$(fab_exec_host 1 sysctl -n net.mrc.data_dscp)" <<'EOF'
 import ipaddress, json, sys
-WRITES = range(0xC6, 0xCC)      # MRC 1.0 WRITE opcodes: data
 pkts = json.load(open(sys.argv[1]))
 if isinstance(pkts, dict):
     pkts = pkts.get("packets", [])
@@ -247,8 +246,7 @@ for p in pkts:
     # The capture holds what host 1 sent to spine 2 (its source address
     # is the one its route to the SID chose). DATA only: a PROBE of a
     # path that was retired carries the path's SRH but entropy of its own.
-    if p.get("dport") != 4971 or \
-            (p.get("mrc") or {}).get("opcode") not in WRITES:
+    if p.get("dport") != 4797 or (p.get("mrc") or {}).get("type") != 1:
         continue
     segs = [str(ipaddress.ip_address(s))
             for s in (p.get("srh") or {}).get("segments", [])]
@@ -475,16 +473,15 @@ test_auto() {
 	python3 "$PCAP" "$cap" > "$tmp/auto.json" || return 1
 	ports=$(python3 - "$tmp/auto.json" "$H1_ADDR" <<'EOF'
 import ipaddress, json, sys
-WRITES = range(0xC6, 0xCC)      # MRC 1.0 WRITE opcodes: data
 pkts = json.load(open(sys.argv[1]))
 if isinstance(pkts, dict):
     pkts = pkts.get("packets", [])
 h1 = ipaddress.ip_address(sys.argv[2])
-mrc = [p for p in pkts if p.get("dport") == 4971]
+mrc = [p for p in pkts if p.get("dport") == 4797]
 if any(p.get("srh") for p in mrc):
     sys.exit("an automatic path carried an SRH")
 # DATA only: a RST answering a stray packet has entropy of its own.
-mrc = [p for p in mrc if (p.get("mrc") or {}).get("opcode") in WRITES]
+mrc = [p for p in mrc if (p.get("mrc") or {}).get("type") == 1]
 print(len({p["sport"] for p in mrc}))
 EOF
 ) || return 1
@@ -515,7 +512,7 @@ pkts = json.load(open(sys.argv[1]))
 if isinstance(pkts, dict):
     pkts = pkts.get("packets", [])
 h1 = ipaddress.ip_address(sys.argv[2])
-print(sum(1 for p in pkts if p.get("dport") == 4971))
+print(sum(1 for p in pkts if p.get("dport") == 4797))
 EOF
 )
 	echo "MRC packets from host 1 on the denied plane's spine: $n"

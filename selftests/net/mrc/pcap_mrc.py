@@ -21,9 +21,7 @@ skipped):
   nh         the upper-layer protocol number after all extension headers,
              and "proto" its name (udp, tcp, icmpv6, or the number)
   sport, dport, udp_len   for UDP
-  mrc        for UDP with a payload: {"opcode": byte 0} when that is an
-             MRC 1.0 opcode (0xC6 and above), else {"version": byte 0,
-             "type": byte 1} (the AF_MRC header)
+  mrc        for UDP with a payload: {"version": byte 0, "type": byte 1}
   payload    for UDP: the first 16 bytes after the UDP header, in hex
   icmp_type, icmp_code    for ICMPv6
   truncated  true when the capture ended inside a header
@@ -65,9 +63,6 @@ NH_FRAGMENT = 44
 NH_AH = 51
 NH_DSTOPTS = 60
 NH_NONE = 59
-# The first MRC 1.0 opcode (WRITE First): an AF_MRC header starts with
-# its version, far below.
-MRC10_OPCODE_MIN = 0xC6
 IPPROTO_TCP = 6
 IPPROTO_UDP = 17
 IPPROTO_ICMPV6 = 58
@@ -201,9 +196,7 @@ def parse_ipv6(data, off):
             pkt.update(sport=sport, dport=dport, udp_len=ulen)
             payload = data[p + 8:p + 24]
             pkt["payload"] = payload.hex()
-            if payload and payload[0] >= MRC10_OPCODE_MIN:
-                pkt["mrc"] = {"opcode": payload[0]}
-            elif len(payload) >= 2:
+            if len(payload) >= 2:
                 pkt["mrc"] = {"version": payload[0], "type": payload[1]}
     elif nh == IPPROTO_ICMPV6 and not truncated:
         if len(data) < p + 2:

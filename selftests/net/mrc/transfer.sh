@@ -277,9 +277,8 @@ test_batches() {
 }
 
 # tail_round: a ping-pong of TAIL_ROUNDS 1000-byte messages with every
-# fourth DATA packet A sends dropped as it reaches B (a tc filter on BTH's
-# opcode, just past the IPv6 and UDP headers, that of a message of one
-# packet, 0xcb, WRITE Only with Immediate: the automatic paths
+# fourth DATA packet A sends dropped as it reaches B (a tc filter on the
+# MRC type byte, just past the IPv6 and UDP headers: the automatic paths
 # of a namespace pair carry no SRH; at A's egress the drop would be
 # reported to the sender, a local drop), verified. Each message is the tail
 # of its flight: nothing sent after it can reveal its loss. Prints the
@@ -292,7 +291,7 @@ tail_round() {
 
 	ip netns exec "$NS_B" tc qdisc add dev veth-b clsact || return 1
 	if ! ip netns exec "$NS_B" tc filter add dev veth-b ingress pref 1 \
-		protocol ipv6 u32 match ip6 protocol 17 0xff match u8 0xcb 0xff at 48 \
+		protocol ipv6 u32 match ip6 protocol 17 0xff match u8 1 0xff at 49 \
 		action gact pass random determ drop 4; then
 		echo "tc cannot drop every fourth packet (gact random determ)"
 		ip netns exec "$NS_B" tc qdisc del dev veth-b clsact

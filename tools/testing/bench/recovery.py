@@ -11,8 +11,8 @@ For each PROTO and each run R of 1..N (default 1), DIR holds
 cap-PROTO-R-K.pcap (what host 2 received on its link to spine K) and
 events-PROTO-R ("TIME start|fail|heal" lines, the same clock as the
 captures); a run without its events file did not complete and is left
-out. Data packets are MRC WRITEs (UDP port 4971, MRC 1.0 opcodes 0xC6
-to 0xCB) and TCP segments with payload. Per plane, wire bytes (frame length) go in
+out. Data packets are MRC DATA (UDP port 4797, type 1)
+and TCP segments with payload. Per plane, wire bytes (frame length) go in
 1 ms bins, from the start of the transfer.
 
 The failure is stamped before the command that stages it, which takes a
@@ -54,23 +54,23 @@ FAILED_PLANE = 2
 COV_BIN = 25
 
 
-MRC10_WRITES = range(0xC6, 0xCC)
-BTH_RTX = 0x20          # in BTH byte 8 (the A, RTX and TS bits)
+MRC_F_RETX = 0x0004
 
 
 def data_kind(ip6):
-    """None unless an MRC WRITE or a TCP segment with payload; then
-    "retx" for an MRC WRITE flagged as a retransmission (BTH RTX), else
+    """None unless an MRC DATA packet or a TCP segment with payload; then
+    "retx" for an MRC DATA packet flagged as a retransmission, else
     "data"."""
     if len(ip6) < 40 or ip6[0] >> 4 != 6:
         return None
     plen = struct.unpack(">H", ip6[4:6])[0]
     nh, off, _ = pcap_mrc.upper_layer(ip6)
-    if nh == 17 and off + 8 + 12 <= len(ip6):
+    if nh == 17 and off + 12 <= len(ip6):
         dport = struct.unpack(">H", ip6[off + 2:off + 4])[0]
-        if dport != 4971 or ip6[off + 8] not in MRC10_WRITES:
+        if dport != 4797 or ip6[off + 9] != 1:
             return None
-        return "retx" if ip6[off + 8 + 8] & BTH_RTX else "data"
+        flags = struct.unpack(">H", ip6[off + 10:off + 12])[0]
+        return "retx" if flags & MRC_F_RETX else "data"
     if nh == 6 and off + 13 <= len(ip6):
         doff = (ip6[off + 12] >> 4) * 4
         return "data" if 40 + plen - off - doff > 0 else None

@@ -20,14 +20,11 @@ typedef uint8_t u8;
 typedef uint16_t u16;
 typedef uint32_t u32;
 typedef uint64_t u64;
-typedef int16_t s16;
 typedef int32_t s32;
 
 #define BITS_PER_LONG		(sizeof(long) * CHAR_BIT)
 #define be64_to_cpu(x)		be64toh((__force u64)(x))
 #define be32_to_cpu(x)		be32toh((__force u32)(x))
-#define be16_to_cpu(x)		be16toh((__force u16)(x))
-#define cpu_to_be64(x)		((__be64)htobe64(x))
 #define cpu_to_be16(x)		((__be16)htobe16(x))
 #define cpu_to_be32(x)		((__be32)htobe32(x))
 #define cpu_to_le32(x)		((__le32)htole32(x))

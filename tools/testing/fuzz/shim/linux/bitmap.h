@@ -20,16 +20,6 @@ static inline void set_bit(unsigned long nr, unsigned long *map)
 	map[nr / BITS_PER_LONG] |= 1UL << (nr % BITS_PER_LONG);
 }
 
-static inline void __set_bit(unsigned long nr, unsigned long *map)
-{
-	set_bit(nr, map);
-}
-
-static inline void bitmap_zero(unsigned long *map, unsigned long size)
-{
-	memset(map, 0, BITS_TO_LONGS(size) * sizeof(long));
-}
-
 static inline void clear_bit(unsigned long nr, unsigned long *map)
 {
 	map[nr / BITS_PER_LONG] &= ~(1UL << (nr % BITS_PER_LONG));
@@ -72,6 +62,19 @@ static inline void bitmap_shift_right(unsigned long *dst,
 			set_bit(i, dst);
 		else
 			clear_bit(i, dst);
+	}
+}
+
+static inline void bitmap_from_arr64(unsigned long *map, const u64 *words,
+				     unsigned long size)
+{
+	unsigned long i;
+
+	for (i = 0; i < size; i++) {
+		if (words[i / 64] >> (i % 64) & 1)
+			set_bit(i, map);
+		else
+			clear_bit(i, map);
 	}
 }
 
