@@ -173,7 +173,7 @@ static void mrc_rmsg_put_empty(struct mrc_rmsg *rmsg)
 {
 	if (skb_queue_empty(&rmsg->frags)) {
 		list_del(&rmsg->node);
-		kfree_skb(rmsg->head);
+		consume_skb(rmsg->head);
 		kfree(rmsg);
 	}
 }
@@ -216,12 +216,14 @@ static void mrc_rcv_trimmed(struct sock *sk, struct sk_buff *skb, u32 psn,
 	if (k >= MRC_WND) {
 		MRC_INC(sock_net(sk), DROP_PSN_WINDOW);
 		mrc_send_ack(sk, 0);
-	} else if (k < 0 || test_bit(k, msk->rcv_map)) {
-		mrc_send_ack(sk, 0);
-	} else {
-		mrc_send_nack(sk, psn, ntohs(d->h.ev), MRC_NACK_TRIMMED);
+		kfree_skb(skb);
+		return;
 	}
-	kfree_skb(skb);
+	if (k < 0 || test_bit(k, msk->rcv_map))
+		mrc_send_ack(sk, 0);
+	else
+		mrc_send_nack(sk, psn, ntohs(d->h.ev), MRC_NACK_TRIMMED);
+	consume_skb(skb);
 }
 
 /* What the next ACK echoes: this packet's path, clock and mark. */
@@ -493,7 +495,7 @@ static struct sk_buff *mrc_gso_payload(const struct sk_buff *skb, u32 seg,
 				__skb_fill_page_desc(p, nr, page, off, b - a);
 				skb_shinfo(p)->nr_frags = nr + 1;
 			} else {
-				kfree_skb(p);
+				consume_skb(p);
 				return NULL;
 			}
 			p->len += b - a;
@@ -612,7 +614,7 @@ static bool mrc_rcv_data_batch(struct sock *sk, struct sk_buff *skb)
 	return true;
 
 refuse:
-	kfree_skb(p);
+	consume_skb(p);
 	return false;
 }
 
@@ -721,7 +723,7 @@ static u32 mrc_tx_delivered(struct sock *sk, u32 psn, u32 now, int marked,
 	msk->outstanding--;
 	msk->inflight_bytes -= cb->len;
 	msk->txq[psn % MRC_WND] = NULL;
-	kfree_skb(skb);
+	consume_skb(skb);
 	return 1;
 }
 
@@ -788,7 +790,8 @@ static void mrc_rcv_ack_overtaken(struct sock *sk, const struct mrc_ack *a,
 		mrc_rcv_dup(sk, p, tsecr);
 }
 
-static void mrc_rcv_ack(struct sock *sk, struct sk_buff *skb)
+/* Return: false when the ACK was refused (and counted as such). */
+static bool mrc_rcv_ack(struct sock *sk, struct sk_buff *skb)
 {
 	const struct mrc_ack *a = (const struct mrc_ack *)skb->data;
 	DECLARE_BITMAP(sack, MRC_SACK_BITS);
@@ -805,15 +808,15 @@ static void mrc_rcv_ack(struct sock *sk, struct sk_buff *skb)
 	MRC_INC(net, IN_ACKS);
 	if (mrc_psn_after(cum, msk->snd_nxt)) {
 		MRC_INC(net, DROP_ACK_UNSENT);
-		return;
+		return false;
 	}
 	if (mrc_psn_before(cum, msk->snd_una)) {
 		mrc_rcv_ack_overtaken(sk, a, cum, flags);
-		return;
+		return true;
 	}
 	if (!mrc_sack_load(sack, a->sack, cum, msk->snd_nxt)) {
 		MRC_INC(net, DROP_SACK_UNSENT);
-		return;
+		return false;
 	}
 
 	msk->retries = 0;
@@ -895,9 +898,11 @@ static void mrc_rcv_ack(struct sock *sk, struct sk_buff *skb)
 	mrc_push(sk);
 	mrc_txq_release(sk);
 	mrc_conn_maybe_done(sk);
+	return true;
 }
 
-static void mrc_rcv_nack(struct sock *sk, struct sk_buff *skb)
+/* Return: false when the NACK was refused (and counted as such). */
+static bool mrc_rcv_nack(struct sock *sk, struct sk_buff *skb)
 {
 	const struct mrc_nack *n = (const struct mrc_nack *)skb->data;
 	struct mrc_sock *msk = mrc_sk(sk);
@@ -909,24 +914,24 @@ static void mrc_rcv_nack(struct sock *sk, struct sk_buff *skb)
 	if (mrc_psn_before(psn, msk->snd_una) ||
 	    !mrc_psn_before(psn, msk->snd_nxt)) {
 		MRC_INC(sock_net(sk), DROP_NACK);
-		return;
+		return false;
 	}
 	pkt = mrc_txq_get(msk, psn);
 	if (!pkt) {
 		/* Selectively acknowledged since. */
 		MRC_INC(sock_net(sk), DROP_NACK);
-		return;
+		return false;
 	}
 	cb = MRC_TX_CB(pkt);
 	if (cb->lost || cb->trimmed)
-		return;		/* already waiting to be sent again */
+		return true;	/* already waiting to be sent again */
 	/* About an earlier transmission, on another path: the latest is
 	 * still on its way. And a reason we do not know says nothing.
 	 */
 	if (ntohs(n->ev) != mrc_cps(msk)->p[cb->pidx].id ||
 	    (n->reason != MRC_NACK_TRIMMED && n->reason != MRC_NACK_NO_BUFFER)) {
 		MRC_INC(sock_net(sk), DROP_NACK);
-		return;
+		return false;
 	}
 	trace_mrc_nack_recv(msk, psn, ntohs(n->ev), n->reason);
 	/* Either way the packet is not in the network, and it is held, not
@@ -958,9 +963,11 @@ static void mrc_rcv_nack(struct sock *sk, struct sk_buff *skb)
 	/* Sent again when the window has turned over (or now). */
 	mrc_detect_losses(sk);
 	mrc_push(sk);
+	return true;
 }
 
-static void mrc_rcv_fin(struct sock *sk, struct sk_buff *skb)
+/* Return: false when the FIN was refused (and counted as such). */
+static bool mrc_rcv_fin(struct sock *sk, struct sk_buff *skb)
 {
 	const struct mrc_fin *f = (const struct mrc_fin *)skb->data;
 	struct mrc_sock *msk = mrc_sk(sk);
@@ -970,19 +977,20 @@ static void mrc_rcv_fin(struct sock *sk, struct sk_buff *skb)
 	if (msk->fin & MRC_FIN_RCVD) {
 		if (final != msk->peer_final_msn) {
 			MRC_INC(sock_net(sk), DROP_BAD_MSG);
-			return;
+			return false;
 		}
 	} else {
 		if (mrc_before(final, msk->rcv_msn) ||
 		    final - msk->rcv_msn >= MRC_WND) {
 			MRC_INC(sock_net(sk), DROP_BAD_MSG);
-			return;
+			return false;
 		}
 		msk->fin |= MRC_FIN_RCVD;
 		msk->peer_final_msn = final;
 		mrc_check_rcv_shutdown(sk);
 	}
 	mrc_send_ack(sk, MRC_F_FIN_ACK);
+	return true;
 }
 
 static void mrc_rcv_rst(struct sock *sk)
@@ -1045,7 +1053,8 @@ static struct sock *mrc_find_child(struct list_head *list, u32 rcid,
 	return NULL;
 }
 
-static void mrc_listen_rcv_syn(struct sock *lsk, struct sk_buff *skb)
+/* Return: false when the SYN was refused (and counted as such). */
+static bool mrc_listen_rcv_syn(struct sock *lsk, struct sk_buff *skb)
 {
 	const struct mrc_syn *s = (const struct mrc_syn *)skb->data;
 	struct mrc_sock *lmsk = mrc_sk(lsk);
@@ -1056,7 +1065,7 @@ static void mrc_listen_rcv_syn(struct sock *lsk, struct sk_buff *skb)
 	MRC_INC(net, IN_SYNS);
 	if (scid < MRC_QPN_MIN || scid > MRC_QPN_MAX) {
 		MRC_INC(net, DROP_BAD_CID);
-		return;
+		return false;
 	}
 
 	/* A retransmitted SYN: answer again from the child we made. */
@@ -1074,19 +1083,19 @@ static void mrc_listen_rcv_syn(struct sock *lsk, struct sk_buff *skb)
 		bh_unlock_sock(child);
 		local_bh_enable();
 		sock_put(child);
-		return;
+		return true;
 	}
 
 	if (READ_ONCE(lmsk->nr_pending) + READ_ONCE(lsk->sk_ack_backlog) >
 	    READ_ONCE(lsk->sk_max_ack_backlog)) {
 		MRC_INC(net, DROP_LISTEN_OVERFLOW);
-		return;
+		return false;
 	}
 	child = mrc_child_create(lsk, &MRC_IN_CB(skb)->daddr,
 				 &MRC_IN_CB(skb)->saddr, MRC_IN_CB(skb)->ifindex,
 				 s);
 	if (!child)
-		return;
+		return false;
 	/* Backlog processing runs with softirqs on: keep them off the lock. */
 	local_bh_disable();
 	bh_lock_sock_nested(child);
@@ -1094,6 +1103,7 @@ static void mrc_listen_rcv_syn(struct sock *lsk, struct sk_buff *skb)
 	mrc_arm_rto(child);
 	bh_unlock_sock(child);
 	local_bh_enable();
+	return true;
 }
 
 /* Dispatch one packet to a connection or listener, socket locked. */
@@ -1109,11 +1119,11 @@ static void mrc_rcv(struct sock *sk, struct sk_buff *skb)
 	}
 	switch (msk->state) {
 	case MRC_LISTEN:
-		if (h->type == MRC_PKT_SYN)
-			mrc_listen_rcv_syn(sk, skb);
-		else
-			MRC_INC(net, DROP_STATE);
-		goto free;
+		if (h->type != MRC_PKT_SYN)
+			goto bad_state;
+		if (!mrc_listen_rcv_syn(sk, skb))
+			goto drop;
+		goto consumed;
 	case MRC_SYN_SENT:
 		if (h->type == MRC_PKT_SYNACK) {
 			mrc_rcv_synack(sk, skb);
@@ -1121,20 +1131,19 @@ static void mrc_rcv(struct sock *sk, struct sk_buff *skb)
 			MRC_INC(net, IN_RSTS);
 			mrc_conn_abort(sk, ECONNREFUSED, false);
 		} else {
-			MRC_INC(net, DROP_STATE);
+			goto bad_state;
 		}
-		goto free;
+		goto consumed;
 	case MRC_SYN_RECV:
 	case MRC_ESTABLISHED:
 		break;
 	default:
-		MRC_INC(net, DROP_STATE);
-		goto free;
+		goto bad_state;
 	}
 
 	if (ntohl(h->scid) != msk->rcid) {
 		MRC_INC(net, DROP_BAD_CID);
-		goto free;
+		goto drop;
 	}
 	if (msk->state == MRC_SYN_RECV &&
 	    (h->type == MRC_PKT_DATA || h->type == MRC_PKT_ACK))
@@ -1145,25 +1154,35 @@ static void mrc_rcv(struct sock *sk, struct sk_buff *skb)
 		mrc_rcv_data(sk, skb);
 		return;
 	case MRC_PKT_ACK:
-		mrc_rcv_ack(sk, skb);
+		if (!mrc_rcv_ack(sk, skb))
+			goto drop;
 		break;
 	case MRC_PKT_NACK:
-		mrc_rcv_nack(sk, skb);
+		if (!mrc_rcv_nack(sk, skb))
+			goto drop;
 		break;
 	case MRC_PKT_SYNACK:
 		/* Our handshake ACK was lost: say it again. */
 		mrc_send_ack(sk, 0);
 		break;
 	case MRC_PKT_FIN:
-		mrc_rcv_fin(sk, skb);
+		if (!mrc_rcv_fin(sk, skb))
+			goto drop;
 		break;
 	case MRC_PKT_RST:
 		mrc_rcv_rst(sk);
 		break;
 	default:
-		MRC_INC(net, DROP_STATE);
+		goto bad_state;
 	}
-free:
+consumed:
+	/* Taken: freed as such, so that drop monitors see only drops. */
+	consume_skb(skb);
+	return;
+
+bad_state:
+	MRC_INC(net, DROP_STATE);
+drop:
 	kfree_skb(skb);
 }
 

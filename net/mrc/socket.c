@@ -592,7 +592,7 @@ static struct sk_buff *mrc_skb_from_msg(struct sock *sk, struct msghdr *msg,
 	*err = mrc_skb_fill_pages(sk, skb, msg, plen);
 	if (*err != -EMSGSIZE)
 		goto out;
-	kfree_skb(skb);
+	consume_skb(skb);
 	msg->msg_iter = from;
 	skb = alloc_skb_fclone(MRC_HEADROOM + plen, sk->sk_allocation);
 	if (!skb)
@@ -817,7 +817,7 @@ static int mrc_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,
 	if (!(flags & MSG_PEEK)) {
 		__skb_unlink(skb, &sk->sk_receive_queue);
 		mrc_rcv_space_adjust(sk, skb->len);
-		kfree_skb(skb);
+		consume_skb(skb);
 		mrc_window_update(sk);
 	}
 out:

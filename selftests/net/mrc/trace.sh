@@ -10,7 +10,11 @@
 # reason=trimmed and TrimRetrans (skipped when the sender, on a debug
 # kernel or a loaded host, never filled the 50 Mbit/s queue, so that
 # nothing was trimmed). An operator's path state change leaves one
-# mrc_path_state record.
+# mrc_path_state record. And the module frees as a drop (skb:kfree_skb)
+# only what a drop counter counts: over a clean link, where nothing is
+# dropped, an acknowledged packet, a read message or a processed ACK is
+# consumed (skb:consume_skb), so that drop monitors (dropwatch, perf's
+# skb:kfree_skb) see the module's real drops and nothing else.
 
 # Test functions run through run_test, which shellcheck cannot follow.
 # shellcheck disable=SC2317
@@ -29,6 +33,9 @@ COUNTERS=(OutRetrans RtoFired RackLost PathTimeLost OutNacks TrimRetrans)
 
 cleanup() {
 	[ -d "$T/events/mrc" ] && echo 0 > "$T/events/mrc/enable"
+	[ -d "$T/events/skb/kfree_skb" ] && echo 0 > "$T/events/skb/kfree_skb/enable" &&
+		echo 0 > "$T/events/skb/kfree_skb/filter"
+	[ -n "${hist:-}" ] && echo "!$hist" > "$T/events/skb/kfree_skb/trigger"
 	[ -n "${RECORD_CMD:-}" ] && echo "$RECORD_CMD" > "$T/options/record-cmd"
 	ns_del "$A" "$B"
 	rm -rf "$tmp"
@@ -156,6 +163,61 @@ test_trims() {
 		same mrc_retransmit "" OutRetrans
 }
 
+# mrc_text: "LO END", the hex addresses from mrc.ko's first function to the
+# first symbol after its last one (/proc/kallsyms), between which a return
+# address lies in the module's code.
+mrc_text() {
+	# shellcheck disable=SC2016 # awk's own fields
+	sort /proc/kallsyms | awk '
+		$NF == "[mrc]" && $2 ~ /^[tT]$/ { if (lo == "") lo = $1; hi = $1; next }
+		hi != "" && end == "" && $1 > hi { end = $1 }
+		END { if (lo != "" && end != "") print lo, end }'
+}
+
+test_drops() {
+	local text drops n names range
+
+	hist=""
+
+	tc -n "$A" qdisc del dev veth-a root 2> /dev/null
+	text=$(mrc_text)
+	[ -n "$text" ] || { echo "no mrc.ko functions in /proc/kallsyms"; return 1; }
+	[ -d "$T/events/skb/kfree_skb" ] || { echo "no skb:kfree_skb event"; return "$KSFT_SKIP"; }
+	# Every counter of a packet the module frees for a reason.
+	names=$(ip netns exec "$A" awk '$1 ~ /^(Drop|TxNoRoute$|TxNoPath$|TxErrors$)/ { print $1 }' \
+		/proc/net/mrc_stat | tr '\n' ' ')
+	# shellcheck disable=SC2086 # one word a name
+	before_a=$(mrc_mib_read "$A" $names)
+	# shellcheck disable=SC2086
+	before_b=$(mrc_mib_read "$B" $names)
+	echo 0 > "$T/tracing_on"
+	echo 0 > "$T/events/enable"
+	echo 16384 > "$T/buffer_size_kb"
+	echo > "$T/trace"
+	range="location >= 0x${text% *} && location < 0x${text#* }"
+	echo "$range" > "$T/events/skb/kfree_skb/filter" ||
+		{ echo "the filter on kfree_skb's location was refused"; return 1; }
+	# The records print the location hashed; a histogram, where the
+	# kernel has them (CONFIG_HIST_TRIGGERS), names the functions.
+	echo "hist:keys=location.sym if $range" > "$T/events/skb/kfree_skb/trigger" \
+		2> /dev/null && hist="hist:keys=location.sym if $range"
+	echo 1 > "$T/events/skb/kfree_skb/enable"
+	echo 1 > "$T/tracing_on"
+	transfer || return 1
+	echo 0 > "$T/tracing_on"
+	echo 0 > "$T/events/skb/kfree_skb/enable"
+	n=$(grep -c ' kfree_skb: ' "$T/trace")
+	drops=$({ mrc_mib_deltas "$A" "$before_a"; mrc_mib_deltas "$B" "$before_b"; } |
+		tr ' ' '\n' | awk '/^\+/ { s += substr($0, 2) } END { print s + 0 }')
+	echo "skb:kfree_skb from mrc.ko: $n; drops counted: $drops"
+	if [ -n "$hist" ]; then
+		grep -E '^\{|^Totals|Hits' "$T/events/skb/kfree_skb/hist" | head -12
+		echo "!$hist" > "$T/events/skb/kfree_skb/trigger"
+	fi
+	echo 0 > "$T/events/skb/kfree_skb/filter"
+	[ "$n" -le "$drops" ]
+}
+
 test_path_state() {
 	"$MRC" -n "$A" path add "$MRC_ADDR_B" id 9 || return 1
 	trace_start
@@ -182,8 +244,9 @@ if [ -f "$T/options/record-cmd" ]; then
 	echo 0 > "$T/options/record-cmd"
 fi
 ns_pair "$A" "$B" || exit "$KSFT_FAIL"
-ktap_begin 3
+ktap_begin 4
 run_test "an operator's state change: one mrc_path_state record" test_path_state
 run_test "losses: retransmit, rto and pkt_lost records match the counters" test_losses
 run_test "trims: nack_send and nack_recv records match the counters" test_trims
+run_test "a clean transfer: no skb freed as a drop that no counter counts" test_drops
 ktap_end
