@@ -11,7 +11,9 @@
 # Mbit/s, the guest's system plus softirq seconds per GB, the DATA
 # packets and DATA transmissions of the sender (OutData, OutDataSkbs),
 # the receiver's ACKs, and the sender's cwnd and send limits (ms). With
-# PROFILE=1, profile.sh then runs once per CONFIG at MTU 9000. Run in a
+# PROFILE=1, profile.sh then runs once per CONFIG at MTU 9000. PAR=N
+# runs N connections at once (mrcperf -P N) instead of one; the send
+# limits are then the first connection's. Run in a
 # guest, for example:
 #   tools/testing/vm-run -- tools/testing/bench/ab.sh /tmp/old:1 $PWD:0
 set -u
@@ -55,7 +57,8 @@ run() {
 	ip netns exec "$B" "$P" -s -1 ${2:+"$2"} --ready "$dir/ready" > /dev/null 2>&1 &
 	wait_ready $! "$dir/ready" > /dev/null || exit 1
 	t0=$(ticks)
-	out=$(ip netns exec "$A" "$P" -c "$MRC_ADDR_B" ${2:+"$2"} -t "$secs" -l 64K -j)
+	out=$(ip netns exec "$A" "$P" -c "$MRC_ADDR_B" ${2:+"$2"} -t "$secs" -l 64K \
+		-P "${PAR:-1}" -j)
 	t1=$(ticks)
 	wait
 	mb=$(jq -r .goodput_mbps <<< "$out")
