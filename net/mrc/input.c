@@ -1014,7 +1014,8 @@ static void mrc_rcv_rst(struct sock *sk)
 		mrc_conn_abort(sk, ECONNRESET, false);
 }
 
-static void mrc_rcv_synack(struct sock *sk, struct sk_buff *skb)
+/* Return: false when the SYNACK was refused (and counted as such). */
+static bool mrc_rcv_synack(struct sock *sk, struct sk_buff *skb)
 {
 	const struct mrc_syn *s = (const struct mrc_syn *)skb->data;
 	struct mrc_sock *msk = mrc_sk(sk);
@@ -1033,13 +1034,14 @@ static void mrc_rcv_synack(struct sock *sk, struct sk_buff *skb)
 		if (msk->rcid < MRC_QPN_MIN || msk->rcid > MRC_QPN_MAX)
 			MRC_INC(sock_net(sk), DROP_BAD_CID);
 		mrc_conn_abort(sk, ECONNREFUSED, false);
-		return;
+		return false;
 	}
 	if (tsecr)
 		mrc_rtt_sample(sk, mrc_now_us() - tsecr);
 	mrc_conn_established(sk);
 	mrc_send_ack(sk, 0);
 	mrc_push(sk);
+	return true;
 }
 
 static struct sock *mrc_find_child(struct list_head *list, u32 rcid,
@@ -1126,7 +1128,8 @@ static void mrc_rcv(struct sock *sk, struct sk_buff *skb)
 		goto consumed;
 	case MRC_SYN_SENT:
 		if (h->type == MRC_PKT_SYNACK) {
-			mrc_rcv_synack(sk, skb);
+			if (!mrc_rcv_synack(sk, skb))
+				goto drop;
 		} else if (h->type == MRC_PKT_RST) {
 			MRC_INC(net, IN_RSTS);
 			mrc_conn_abort(sk, ECONNREFUSED, false);

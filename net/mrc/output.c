@@ -370,7 +370,7 @@ static void mrc_xmit_batch(struct sock *sk, struct sk_buff **pkts, u32 n,
 	if (gso) {
 		hdrs = netdev_alloc_frag((n - 1) * hlen);
 		if (!hdrs) {
-			kfree_skb(gso);
+			consume_skb(gso);
 			gso = NULL;
 		}
 	}
