@@ -283,6 +283,28 @@ static void mrc_count_xmit(struct sock *sk, struct mrc_tx_cb *cb, u32 i,
 	}
 }
 
+/* A DATA transmission on path entry @i left this host, or a queue of it
+ * dropped the transmission (@dropped): the run of such drops that
+ * mrc_local_failed() judges.
+ */
+static void mrc_xmit_outcome(struct sock *sk, u32 i, bool dropped, u32 now)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+	struct mrc_cpstate *cs = &mrc_cp_sts(msk)[i];
+
+	if (!dropped) {
+		msk->xmit_left++;
+		cs->qdrop_run = 0;
+		return;
+	}
+	if (!cs->qdrop_run) {
+		cs->qdrop_first_us = now;
+		cs->qdrop_left = msk->xmit_left;
+	}
+	if (cs->qdrop_run < U8_MAX)
+		cs->qdrop_run++;
+}
+
 /* Transmit (a copy of) one DATA packet kept in the ring on path entry @i,
  * stamped @now.
  */
@@ -310,6 +332,8 @@ static void mrc_xmit_data(struct sock *sk, struct sk_buff *skb, u32 i,
 		 * full queue's drop, and sent again in fragments.
 		 */
 		cb->qdrop = err == NET_XMIT_DROP || err == -EMSGSIZE;
+		if (err == NET_XMIT_DROP || (!noroute && !net_xmit_eval(err)))
+			mrc_xmit_outcome(sk, i, err == NET_XMIT_DROP, now);
 	} else {
 		/* Never sent: a local drop, whatever the last send did. */
 		MRC_INC(sock_net(sk), TX_ERRORS);
@@ -361,6 +385,7 @@ static void mrc_xmit_batch(struct sock *sk, struct sk_buff **pkts, u32 n,
 	const u32 hlen = sizeof(struct mrc_data);
 	bool noroute = false, qdrop;
 	struct skb_shared_info *sh;
+	int err;
 	struct page *hpage = NULL;
 	struct sk_buff *gso;
 	void *hdrs = NULL;
@@ -418,7 +443,10 @@ static void mrc_xmit_batch(struct sock *sk, struct sk_buff **pkts, u32 n,
 	sh->gso_type = SKB_GSO_UDP_L4;
 	sh->gso_segs = n;
 	/* A queue drops a GSO skb whole, or segments it and keeps some. */
-	qdrop = mrc_output_path(sk, gso, p, &noroute) == NET_XMIT_DROP;
+	err = mrc_output_path(sk, gso, p, &noroute);
+	qdrop = err == NET_XMIT_DROP;
+	if (qdrop || (!noroute && !net_xmit_eval(err)))
+		mrc_xmit_outcome(sk, p, qdrop, now);
 	for (i = 0; i < n; i++) {
 		MRC_TX_CB(pkts[i])->noroute = noroute;
 		MRC_TX_CB(pkts[i])->qdrop = qdrop;
@@ -761,6 +789,31 @@ static u32 mrc_path_due_us(const struct mrc_sock *msk,
 {
 	return max(cs->srtt_us, cs->rack_rtt_us) + 4 * cs->rttvar_us +
 	       mrc_reo_wnd_us(msk, cs);
+}
+
+/* Whether a queue of this host takes nothing for path entry @i: its last
+ * mrc_fail_losses transmissions or more were all dropped here, over at
+ * least the path's timeout, while as many of other paths' left. A full
+ * queue that the paths share drops some of each, and one that shapes
+ * this path alone lets some through: neither fails the path. A device
+ * that hangs, or a filter that drops what the path sends, does. A run
+ * judged failed starts over.
+ */
+static bool mrc_local_failed(struct mrc_sock *msk, u32 i, u32 now)
+{
+	u32 k = clamp_t(u32, READ_ONCE(mrc_fail_losses), 1, U8_MAX);
+	struct mrc_cpstate *cs;
+	u32 tmo;
+
+	if (i == MRC_PIDX_NONE)
+		return false;
+	cs = &mrc_cp_sts(msk)[i];
+	tmo = cs->srtt_us ? mrc_path_due_us(msk, cs) : msk->rto_us;
+	if (cs->qdrop_run < k || msk->xmit_left - cs->qdrop_left < k ||
+	    now - cs->qdrop_first_us < tmo)
+		return false;
+	cs->qdrop_run = 0;
+	return true;
 }
 
 /* The newest packet in flight, if a tail probe may resend it: one
@@ -1311,6 +1364,10 @@ u32 mrc_detect_losses(struct sock *sk)
 			mrc_mark_lost(sk, cb, MRC_LOST_QDISC_DROP);
 			mrc_cc_on_loss(sk, cb->pidx);
 			MRC_INC(sock_net(sk), QDISC_DROP_LOST);
+			if (mrc_local_failed(msk, cb->pidx, now)) {
+				MRC_INC(sock_net(sk), RETIRE_LOCAL_DROP);
+				mrc_cp_retire(sk, cb);
+			}
 			continue;
 		}
 		if (cb->trimmed) {

@@ -31,7 +31,11 @@
 # held up on every plane at once are a delay of everyone's: path
 # timeouts are held for it, and no path is retired (17); and a blackhole
 # under ping-pong, where the connection idles between messages, retires
-# its path all the same (18).
+# its path all the same (18). Last, a device of the sender that takes
+# nothing for one path (an egress filter that drops it, as a hung NIC
+# would): every transmission on that path comes back NET_XMIT_DROP while
+# the others leave, and the path alone is retired for it
+# (RetireLocalDrop), with no RTO (19).
 
 # Test functions run through run_test, which shellcheck cannot follow;
 # awk programs are in single quotes on purpose.
@@ -457,6 +461,37 @@ blackhole_detect() {
 # losses must retire it all the same, and no other path.
 test_blackhole_pingpong() {
 	with_rto_min 200 blackhole_pingpong
+}
+
+local_fail() {
+	local rc=0 c h1
+
+	h1=$(fab_ns_host 1)
+	reset_paths || return 1
+	# shellcheck disable=SC2086 # a list of names
+	c=$(counters $DETECTOR QdiscDropLost RetireLocalDrop)
+	start || { echo "the transfer did not start"; return 1; }
+	tc -n "$h1" qdisc add dev p3 clsact &&
+		tc -n "$h1" filter add dev p3 egress pref 1 matchall action drop ||
+		{ echo "the drop filter could not be set"; rc=1; }
+	kill -0 "$CLIENT_PID" 2>/dev/null ||
+		{ echo "the transfer ended before the failure"; rc=1; }
+	wait_for 60 state_is 3 assumed-bad || rc=1
+	tc -n "$h1" qdisc del dev p3 clsact
+	finish || rc=1
+	stop_monitor
+	show_deltas "$c"
+	grep -a "assumed-bad" "$tmp/monitor" | sed 's/^/monitor: /'
+	seen_event 3 good assumed-bad loss || { echo "path 3 was not retired"; rc=1; }
+	[ "$(delta "$c" RetireLocalDrop)" -gt 0 ] ||
+		{ echo "no path was retired for local drops"; rc=1; }
+	seen_event "[124]" good assumed-bad loss && { echo "another path was retired"; rc=1; }
+	[ "$(delta "$c" RtoFired)" -eq 0 ] || { echo "an RTO fired"; rc=1; }
+	return "$rc"
+}
+
+test_local_fail() {
+	with_rto_min 200 local_fail
 }
 
 blackhole_pingpong() {
@@ -914,7 +949,7 @@ if [ ! -x "$MRCPERF" ] || [ ! -x "$MRC" ]; then
 	exit "$KSFT_FAIL"
 fi
 
-ktap_begin 17
+ktap_begin 19
 echo "# seed $SEED (MRC_SEED=$SEED repeats it)"
 if ! fab_up 2 "$K"; then
 	echo "# the fabric could not be built"
@@ -939,4 +974,5 @@ run_test "congestion drops on one plane: window cuts, the path kept" test_conges
 run_test "a blackhole: its path alone retired after fail_losses losses, no RTO" test_blackhole_detect
 run_test "the peer's ACKs held up on every plane: timeouts held, no path retired" test_ack_delay
 run_test "a blackhole under ping-pong: its path retired all the same" test_blackhole_pingpong
+run_test "the sender's device drops all of one path: that path alone retired" test_local_fail
 ktap_end
