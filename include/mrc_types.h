@@ -390,11 +390,12 @@ struct mrc_cpath {
  * @late_psn: the packet whose loss made it due, for the undo
  * @late_xmit_us: its send time
  * @qdrop_run: transmissions on it in a row that a queue of this host
- *	dropped (NET_XMIT_DROP): a device that takes nothing for this path,
- *	while other paths' transmissions leave, fails it
+ *	dropped (NET_XMIT_DROP): a device that takes nothing for it while
+ *	other devices take other paths' transmissions fails it
  *	(mrc_local_failed())
  * @qdrop_first_us: when the first of them was sent
- * @qdrop_left: &mrc_sock.xmit_left then
+ * @left_us: when a transmission on it last left this host (a queue took
+ *	it); 0 never
  * @sent: DATA transmissions
  * @bytes: DATA payload bytes sent
  * @acked: DATA packets acknowledged
@@ -433,7 +434,7 @@ struct mrc_cpstate {
 	u32 late_xmit_us;
 	u8 qdrop_run;
 	u32 qdrop_first_us;
-	u32 qdrop_left;
+	u32 left_us;
 	u64 sent;
 	u64 bytes;
 	u64 acked;
@@ -742,8 +743,6 @@ struct mrc_stats {
  * @busy_gen: busy periods so far: it counts the packets sent with nothing
  *	outstanding (the connection was idle); a path's late run from an
  *	earlier one may be old news (mrc_cp_late())
- * @xmit_left: DATA transmissions (a GSO batch counting once) that this
- *	host's queues took, on any path
  * @late_due_us: the earliest &mrc_cpstate.late_until_us of the paths, or
  *	0: none is due for retirement
  * @delivery_us: when an ACK last acknowledged something new; 0 never
@@ -867,7 +866,6 @@ struct mrc_sock {
 	u32 rack_xmit_us;
 	u32 rack_excess_us;
 	u32 busy_gen;
-	u32 xmit_left;
 	u32 late_due_us;
 	u32 delivery_us;
 	bool tlp_out;

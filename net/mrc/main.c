@@ -78,7 +78,7 @@ MODULE_PARM_DESC(probe_good, "Probes answered in a row that make an assumed-bad 
 
 unsigned int mrc_fail_losses __read_mostly = 3;
 module_param_named(fail_losses, mrc_fail_losses, uint, 0644);
-MODULE_PARM_DESC(fail_losses, "Packets of a path declared lost in a row for its timeout, with nothing later on it delivered, that retire it once silent for three times its timeout; also its transmissions in a row dropped by this host while other paths' leave, 1-255 (default 3)");
+MODULE_PARM_DESC(fail_losses, "Packets of a path declared lost in a row for its timeout, with nothing later on it delivered, that retire it once silent for three times its timeout; and, when above 8, its transmissions in a row that this host must drop to retire it, 1-255 (default 3)");
 
 unsigned int mrc_probe_rate __read_mostly = 1000;
 module_param_named(probe_rate, mrc_probe_rate, uint, 0644);

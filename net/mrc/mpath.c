@@ -760,8 +760,10 @@ void mrc_cp_late_due(struct sock *sk, u32 now)
  * remaining paths. Not below the set's min-active good paths, and not
  * while the connection's packets are being trimmed: there a loss only
  * reduces the window.
+ *
+ * Return: true when the path was retired.
  */
-void mrc_cp_retire(struct sock *sk, const struct mrc_tx_cb *cb)
+bool mrc_cp_retire(struct sock *sk, const struct mrc_tx_cb *cb)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
 	struct mrc_cpaths *cps = mrc_cps(msk);
@@ -773,7 +775,7 @@ void mrc_cp_retire(struct sock *sk, const struct mrc_tx_cb *cb)
 	u32 j, good = 0, psn;
 
 	if (!mrc_cp_usable(cp))
-		return;
+		return false;
 	/* Trims prove that the paths reach the peer's last hop, which they
 	 * share in an incast: a loss declared soon after is that queue (the
 	 * trimmed headers go first and hold data back), not a failure.
@@ -782,20 +784,20 @@ void mrc_cp_retire(struct sock *sk, const struct mrc_tx_cb *cb)
 	    mrc_now_us() - msk->last_trim_us <
 	    max(8 * cs->srtt_us, 2 * max(msk->rto_us, msk->path_rto_us))) {
 		MRC_INC(net, RETIRE_TRIMMED);
-		return;
+		return false;
 	}
 	for (j = 0; j < cps->nr; j++)
 		if (mrc_cp_usable(&cps->p[j]))
 			good++;
 	if (good <= cps->min_active) {
 		MRC_INC(net, RETIRE_AT_FLOOR);
-		return;
+		return false;
 	}
 	if (p) {
 		if (mrc_path_change_state(p, MRC_PATH_GOOD,
 					  MRC_PATH_ASSUMED_BAD,
 					  MRC_REASON_LOSS) != MRC_PATH_GOOD)
-			return;
+			return false;
 		mrc_path_count(p, MRC_PC_CHANGES, 1);
 		mrc_probe_start(net, p, &msk->daddr, &msk->saddr);
 		mrc_nl_path_event(net, p, MRC_PATH_GOOD, MRC_PATH_ASSUMED_BAD,
@@ -823,6 +825,7 @@ void mrc_cp_retire(struct sock *sk, const struct mrc_tx_cb *cb)
 			MRC_INC(net, PATH_MOVED);
 		}
 	}
+	return true;
 }
 
 /* The ACK (@cum, @sack) acknowledges @psn for the first time. */

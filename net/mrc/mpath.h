@@ -59,7 +59,7 @@ int mrc_cp_start(struct sock *sk, gfp_t gfp);
 void mrc_cp_destroy(struct sock *sk);
 void mrc_cp_refresh(struct sock *sk);
 bool mrc_cp_any_usable(struct sock *sk);
-void mrc_cp_retire(struct sock *sk, const struct mrc_tx_cb *cb);
+bool mrc_cp_retire(struct sock *sk, const struct mrc_tx_cb *cb);
 void mrc_cp_late(struct sock *sk, const struct mrc_tx_cb *cb, u32 tmo);
 
 /* A path's silence is over, or no longer news: its late run ends, and it

@@ -289,18 +289,15 @@ static void mrc_count_xmit(struct sock *sk, struct mrc_tx_cb *cb, u32 i,
  */
 static void mrc_xmit_outcome(struct sock *sk, u32 i, bool dropped, u32 now)
 {
-	struct mrc_sock *msk = mrc_sk(sk);
-	struct mrc_cpstate *cs = &mrc_cp_sts(msk)[i];
+	struct mrc_cpstate *cs = &mrc_cp_sts(mrc_sk(sk))[i];
 
 	if (!dropped) {
-		msk->xmit_left++;
+		cs->left_us = now ?: 1;
 		cs->qdrop_run = 0;
 		return;
 	}
-	if (!cs->qdrop_run) {
+	if (!cs->qdrop_run)
 		cs->qdrop_first_us = now;
-		cs->qdrop_left = msk->xmit_left;
-	}
 	if (cs->qdrop_run < U8_MAX)
 		cs->qdrop_run++;
 }
@@ -791,29 +788,51 @@ static u32 mrc_path_due_us(const struct mrc_sock *msk,
 	       mrc_reo_wnd_us(msk, cs);
 }
 
-/* Whether a queue of this host takes nothing for path entry @i: its last
- * mrc_fail_losses transmissions or more were all dropped here, over at
- * least the path's timeout, while as many of other paths' left. A full
- * queue that the paths share drops some of each, and one that shapes
- * this path alone lets some through: neither fails the path. A device
- * that hangs, or a filter that drops what the path sends, does. A run
- * judged failed starts over.
+/* Transmissions of a path in a row that this host must drop, at least,
+ * before mrc_local_failed() judges the path failed.
+ */
+#define MRC_LOCAL_FAIL_RUN	8
+
+/* Whether this host takes nothing for path entry @i: its last
+ * max(mrc_fail_losses, MRC_LOCAL_FAIL_RUN) transmissions or more were
+ * all dropped here (NET_XMIT_DROP), over at least the path's timeout,
+ * while its device took nothing for any other path and another device
+ * took a transmission of another path. A device that hangs with its
+ * queue full, or a filter that drops what the path sends, fails the
+ * path. A full queue that the paths share does not (it takes some of
+ * the others'), nor does one that shapes this path alone (it takes some
+ * of the path's own, which end the run). A run judged failed starts
+ * over.
  */
 static bool mrc_local_failed(struct mrc_sock *msk, u32 i, u32 now)
 {
-	u32 k = clamp_t(u32, READ_ONCE(mrc_fail_losses), 1, U8_MAX);
-	struct mrc_cpstate *cs;
-	u32 tmo;
+	u32 k = clamp_t(u32, READ_ONCE(mrc_fail_losses), MRC_LOCAL_FAIL_RUN,
+			U8_MAX);
+	struct mrc_cpstate *st = mrc_cp_sts(msk);
+	const struct mrc_cpstate *cs;
+	const struct mrc_cpaths *cps = mrc_cps(msk);
+	const struct net_device *dev;
+	bool elsewhere = false;
+	u32 tmo, j;
 
-	if (i == MRC_PIDX_NONE)
+	if (i == MRC_PIDX_NONE || !cps->p[i].dst)
 		return false;
-	cs = &mrc_cp_sts(msk)[i];
+	cs = &st[i];
 	tmo = cs->srtt_us ? mrc_path_due_us(msk, cs) : msk->rto_us;
-	if (cs->qdrop_run < k || msk->xmit_left - cs->qdrop_left < k ||
-	    now - cs->qdrop_first_us < tmo)
+	if (cs->qdrop_run < k || now - cs->qdrop_first_us < tmo)
 		return false;
-	cs->qdrop_run = 0;
-	return true;
+	dev = cps->p[i].dst->dev;
+	for (j = 0; j < cps->nr; j++) {
+		if (j == i || !st[j].left_us ||
+		    !mrc_after(st[j].left_us, cs->qdrop_first_us))
+			continue;
+		if (!cps->p[j].dst || cps->p[j].dst->dev == dev)
+			return false;
+		elsewhere = true;
+	}
+	if (elsewhere)
+		st[i].qdrop_run = 0;
+	return elsewhere;
 }
 
 /* The newest packet in flight, if a tail probe may resend it: one
@@ -1364,10 +1383,9 @@ u32 mrc_detect_losses(struct sock *sk)
 			mrc_mark_lost(sk, cb, MRC_LOST_QDISC_DROP);
 			mrc_cc_on_loss(sk, cb->pidx);
 			MRC_INC(sock_net(sk), QDISC_DROP_LOST);
-			if (mrc_local_failed(msk, cb->pidx, now)) {
+			if (mrc_local_failed(msk, cb->pidx, now) &&
+			    mrc_cp_retire(sk, cb))
 				MRC_INC(sock_net(sk), RETIRE_LOCAL_DROP);
-				mrc_cp_retire(sk, cb);
-			}
 			continue;
 		}
 		if (cb->trimmed) {

@@ -35,7 +35,9 @@
 # nothing for one path (an egress filter that drops it, as a hung NIC
 # would): every transmission on that path comes back NET_XMIT_DROP while
 # the others leave, and the path alone is retired for it
-# (RetireLocalDrop), with no RTO (19).
+# (RetireLocalDrop), with no RTO (19); while four paths, each behind its
+# own short queue at the sender that overflows now and then, keep all
+# four (20).
 
 # Test functions run through run_test, which shellcheck cannot follow;
 # awk programs are in single quotes on purpose.
@@ -494,6 +496,47 @@ test_local_fail() {
 	with_rto_min 200 local_fail
 }
 
+# Each of host 1's four uplinks shaped with a queue of 2 ms, as case 12's
+# one: every path's queue drops some of its transmissions, and takes the
+# rest. That is congestion of each path, not a device that takes nothing:
+# no path may be retired, for local drops or any other loss.
+test_local_drops_kept() {
+	local rc=0 q0 r0 l0 t0 d0=0 d=0 k q r l
+
+	reset_paths || return 1
+	for k in $(seq 1 "$K"); do
+		FAB_SHAPE_BURST=80kb FAB_SHAPE_LATENCY=2ms \
+			fab_link_shape 1 "$k" up "$LINK_RATE" || return 1
+		d0=$((d0 + $(fab_link_drops 1 "$k" up)))
+	done
+	q0=$(mib QdiscDropLost)
+	r0=$(mib PathsRetired)
+	l0=$(mib RetireLocalDrop)
+	t0=$(mib RtoFired)
+	transfer_rto_min 1000 -n 300 || rc=1
+	stop_monitor
+	for k in $(seq 1 "$K"); do
+		d=$((d + $(fab_link_drops 1 "$k" up)))
+	done
+	d=$((d - d0))
+	q=$(($(mib QdiscDropLost) - q0))
+	r=$(($(mib PathsRetired) - r0))
+	l=$(($(mib RetireLocalDrop) - l0))
+	echo "QdiscDropLost +$q, PathsRetired +$r, RetireLocalDrop +$l," \
+		"RtoFired +$(($(mib RtoFired) - t0)); the tbfs dropped +$d"
+	grep -a "assumed-bad" "$tmp/monitor" | sed 's/^/monitor: /'
+	[ "$r" -eq 0 ] || { echo "a path was retired"; rc=1; }
+	[ "$l" -eq 0 ] || { echo "a path was retired for local drops"; rc=1; }
+	if [ "$d" -eq 0 ]; then
+		echo "the host's queues never overflowed: nothing to check"
+		[ "$rc" -eq 0 ] && rc=$KSFT_SKIP
+	elif [ "$q" -eq 0 ]; then
+		echo "the host's queues dropped $d, and none was declared lost for it"
+		rc=1
+	fi
+	return "$rc"
+}
+
 blackhole_pingpong() {
 	local rc=0 c
 
@@ -949,7 +992,7 @@ if [ ! -x "$MRCPERF" ] || [ ! -x "$MRC" ]; then
 	exit "$KSFT_FAIL"
 fi
 
-ktap_begin 19
+ktap_begin 20
 echo "# seed $SEED (MRC_SEED=$SEED repeats it)"
 if ! fab_up 2 "$K"; then
 	echo "# the fabric could not be built"
@@ -975,4 +1018,5 @@ run_test "a blackhole: its path alone retired after fail_losses losses, no RTO" 
 run_test "the peer's ACKs held up on every plane: timeouts held, no path retired" test_ack_delay
 run_test "a blackhole under ping-pong: its path retired all the same" test_blackhole_pingpong
 run_test "the sender's device drops all of one path: that path alone retired" test_local_fail
+run_test "four paths, each behind a short queue at the sender: drops, none retired" test_local_drops_kept
 ktap_end
