@@ -421,6 +421,16 @@ test_blackhole_detect() {
 	with_rto_min 200 blackhole_detect
 }
 
+# path3_alone BEFORE: after stop_monitor, show the detector's counters
+# since BEFORE and the retirements seen; fail unless path 3 was retired
+# for a loss and no other path was.
+path3_alone() {
+	show_deltas "$1"
+	grep -a "assumed-bad" "$tmp/monitor" | sed 's/^/monitor: /'
+	seen_event 3 good assumed-bad loss || { echo "path 3 was not retired"; return 1; }
+	! seen_event "[124]" good assumed-bad loss || { echo "another path was retired"; return 1; }
+}
+
 blackhole_detect() {
 	local rc=0 k k0 c kept
 
@@ -444,15 +454,12 @@ blackhole_detect() {
 	finish || rc=1
 	stop_monitor
 	echo "fail_losses $k: path 3 kept by $kept timeouts before it was retired"
-	show_deltas "$c"
-	grep -a "assumed-bad" "$tmp/monitor" | sed 's/^/monitor: /'
-	seen_event 3 good assumed-bad loss || { echo "path 3 was not retired"; rc=1; }
+	path3_alone "$c" || rc=1
 	# Between the count and the break, one run of a healthy path (a
 	# delay spike that a delivery ended) may still come: one such run,
 	# and the blackhole's own.
 	[ "$kept" -le $((2 * (k - 1))) ] ||
 		{ echo "losses kept the path in more than two runs"; rc=1; }
-	seen_event "[124]" good assumed-bad loss && { echo "another path was retired"; rc=1; }
 	[ "$(delta "$c" RtoFired)" -eq 0 ] || { echo "an RTO fired"; rc=1; }
 	return "$rc"
 }
@@ -482,12 +489,9 @@ local_fail() {
 	tc -n "$h1" qdisc del dev p3 clsact
 	finish || rc=1
 	stop_monitor
-	show_deltas "$c"
-	grep -a "assumed-bad" "$tmp/monitor" | sed 's/^/monitor: /'
-	seen_event 3 good assumed-bad loss || { echo "path 3 was not retired"; rc=1; }
+	path3_alone "$c" || rc=1
 	[ "$(delta "$c" RetireLocalDrop)" -gt 0 ] ||
 		{ echo "no path was retired for local drops"; rc=1; }
-	seen_event "[124]" good assumed-bad loss && { echo "another path was retired"; rc=1; }
 	[ "$(delta "$c" RtoFired)" -eq 0 ] || { echo "an RTO fired"; rc=1; }
 	return "$rc"
 }
@@ -501,40 +505,9 @@ test_local_fail() {
 # rest. That is congestion of each path, not a device that takes nothing:
 # no path may be retired, for local drops or any other loss.
 test_local_drops_kept() {
-	local rc=0 q0 r0 l0 t0 d0=0 d=0 k q r l
-
 	reset_paths || return 1
-	for k in $(seq 1 "$K"); do
-		FAB_SHAPE_BURST=80kb FAB_SHAPE_LATENCY=2ms \
-			fab_link_shape 1 "$k" up "$LINK_RATE" || return 1
-		d0=$((d0 + $(fab_link_drops 1 "$k" up)))
-	done
-	q0=$(mib QdiscDropLost)
-	r0=$(mib PathsRetired)
-	l0=$(mib RetireLocalDrop)
-	t0=$(mib RtoFired)
-	transfer_rto_min 1000 -n 300 || rc=1
-	stop_monitor
-	for k in $(seq 1 "$K"); do
-		d=$((d + $(fab_link_drops 1 "$k" up)))
-	done
-	d=$((d - d0))
-	q=$(($(mib QdiscDropLost) - q0))
-	r=$(($(mib PathsRetired) - r0))
-	l=$(($(mib RetireLocalDrop) - l0))
-	echo "QdiscDropLost +$q, PathsRetired +$r, RetireLocalDrop +$l," \
-		"RtoFired +$(($(mib RtoFired) - t0)); the tbfs dropped +$d"
-	grep -a "assumed-bad" "$tmp/monitor" | sed 's/^/monitor: /'
-	[ "$r" -eq 0 ] || { echo "a path was retired"; rc=1; }
-	[ "$l" -eq 0 ] || { echo "a path was retired for local drops"; rc=1; }
-	if [ "$d" -eq 0 ]; then
-		echo "the host's queues never overflowed: nothing to check"
-		[ "$rc" -eq 0 ] && rc=$KSFT_SKIP
-	elif [ "$q" -eq 0 ]; then
-		echo "the host's queues dropped $d, and none was declared lost for it"
-		rc=1
-	fi
-	return "$rc"
+	# shellcheck disable=SC2046 # one word a plane
+	local_queues $(seq 1 "$K")
 }
 
 blackhole_pingpong() {
@@ -552,10 +525,7 @@ blackhole_pingpong() {
 	case3_heal
 	finish || rc=1
 	stop_monitor
-	show_deltas "$c"
-	grep -a "assumed-bad" "$tmp/monitor" | sed 's/^/monitor: /'
-	seen_event 3 good assumed-bad loss || { echo "path 3 was not retired"; rc=1; }
-	seen_event "[124]" good assumed-bad loss && { echo "another path was retired"; rc=1; }
+	path3_alone "$c" || rc=1
 	return "$rc"
 }
 
@@ -889,6 +859,45 @@ one_path() {
 	done
 }
 
+# local_queues PLANE...: host 1's uplinks to those planes shaped with a
+# queue of 2 ms, which overflows whenever the window outgrows it; a
+# transfer, then: no path retired (for local drops or any loss), and the
+# drops the queues made declared lost (QdiscDropLost). Skips when no
+# queue overflowed.
+local_queues() {
+	local rc=0 c k d0=0 d=0
+
+	for k in "$@"; do
+		FAB_SHAPE_BURST=80kb FAB_SHAPE_LATENCY=2ms \
+			fab_link_shape 1 "$k" up "$LINK_RATE" || return 1
+		d0=$((d0 + $(fab_link_drops 1 "$k" up)))
+	done
+	# shellcheck disable=SC2086 # a list of names
+	c=$(counters $DETECTOR QdiscDropLost RetireLocalDrop)
+	# Not shrunk on a slow kernel (slow_count): start() must see 2 MB
+	# acknowledged while the transfer runs.
+	transfer_rto_min 1000 -n 300 || rc=1
+	stop_monitor
+	for k in "$@"; do
+		d=$((d + $(fab_link_drops 1 "$k" up)))
+	done
+	d=$((d - d0))
+	show_deltas "$c"
+	echo "the queues dropped +$d"
+	grep -a "assumed-bad" "$tmp/monitor" | sed 's/^/monitor: /'
+	[ "$(delta "$c" PathsRetired)" -eq 0 ] || { echo "a path was retired"; rc=1; }
+	[ "$(delta "$c" RetireLocalDrop)" -eq 0 ] ||
+		{ echo "a path was retired for local drops"; rc=1; }
+	if [ "$d" -eq 0 ]; then
+		echo "the host's queues never overflowed: nothing to check"
+		[ "$rc" -eq 0 ] && rc=$KSFT_SKIP
+	elif [ "$(delta "$c" QdiscDropLost)" -eq 0 ]; then
+		echo "the host's queues dropped $d, and none was declared lost for it"
+		rc=1
+	fi
+	return "$rc"
+}
+
 # The only path's link, from host 1, shaped with a queue of 2 ms: it
 # overflows whenever the window outgrows it. Its burst (80 KB) exceeds
 # a GSO batch (64 KB), so that the tbf takes or drops every batch whole
@@ -900,36 +909,9 @@ one_path() {
 # A kernel too slow to outgrow the queue (the debug kernel) never makes
 # the tbf drop: then there is nothing to check, and the case skips.
 test_local_drop() {
-	local rc=0 q0 r0 l0 t0 d0 q r d
-
 	reset_paths && one_path || return 1
 	fab_link_clear 1 1 down && fab_link_clear 2 1 both || return 1
-	FAB_SHAPE_BURST=80kb FAB_SHAPE_LATENCY=2ms \
-		fab_link_shape 1 1 up "$LINK_RATE" || return 1
-	q0=$(mib QdiscDropLost)
-	r0=$(mib PathsRetired)
-	l0=$(($(mib RackLost) + $(mib PathTimeLost)))
-	t0=$(mib RtoFired)
-	d0=$(fab_link_drops 1 1 up)
-	# Not shrunk on a slow kernel (slow_count): start() must see 2 MB
-	# acknowledged while the transfer runs.
-	transfer_rto_min 1000 -n 300 || rc=1
-	stop_monitor
-	q=$(($(mib QdiscDropLost) - q0))
-	r=$(($(mib PathsRetired) - r0))
-	d=$(($(fab_link_drops 1 1 up) - d0))
-	echo "QdiscDropLost +$q, PathsRetired +$r, RackLost and PathTimeLost" \
-		"+$(($(mib RackLost) + $(mib PathTimeLost) - l0)), RtoFired" \
-		"+$(($(mib RtoFired) - t0)); tbf dropped +$d"
-	[ "$r" -eq 0 ] || { echo "the path was retired"; rc=1; }
-	if [ "$d" -eq 0 ]; then
-		echo "the host's queue never overflowed: nothing to check"
-		[ "$rc" -eq 0 ] && rc=$KSFT_SKIP
-	elif [ "$q" -eq 0 ]; then
-		echo "the host's queue dropped $d, and none was declared lost for it"
-		rc=1
-	fi
-	return "$rc"
+	local_queues 1
 }
 
 # The only path loses its route on host 1 (an unreachable route to its
