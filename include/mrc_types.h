@@ -761,6 +761,9 @@ struct mrc_stats {
  * @rtx_timer: RTO, reordering, handshake, FIN and zero-window timer
  * @ack_timer: delayed ACK
  * @deferred: MRC_DEFER_* bits
+ * @clock_us: the clock of the event being handled, as first read by
+ *	mrc_clock_us(); 0 when it has not been read, and outside events
+ * @clock_depth: events open on the socket (mrc_clock_begin())
  * @rcv_nxt: oldest PSN not yet received (cumulative ACK point)
  * @rcv_map: bit k: PSN @rcv_nxt + k has been received
  * @rcv_msn: MSN of the next message to deliver
@@ -823,6 +826,8 @@ struct mrc_sock {
 	struct timer_list rtx_timer;
 	struct timer_list ack_timer;
 	unsigned long deferred;
+	u32 clock_us;
+	u8 clock_depth;
 
 	/* From here to the end, what one connection changes: reset as one
 	 * by mrc_conn_init(), at socket creation and at every connect().
@@ -923,6 +928,39 @@ static inline bool mrc_after(u32 a, u32 b)
 static inline u32 mrc_now_us(void)
 {
 	return (u32)div_u64(ktime_get_ns(), NSEC_PER_USEC);
+}
+
+/* An event is what one packet received, or one push, sets off, with the
+ * socket locked and without sleeping. It happens at one instant: the
+ * clock is read at most once in it, when something first needs it, as
+ * TCP keeps tcp_mstamp for a packet or a write. Events may nest (a
+ * packet that pushes); the inner one shares the outer's clock.
+ */
+static inline void mrc_clock_begin(struct mrc_sock *msk)
+{
+	if (!msk->clock_depth++)
+		msk->clock_us = 0;
+}
+
+static inline void mrc_clock_end(struct mrc_sock *msk)
+{
+	if (!--msk->clock_depth)
+		msk->clock_us = 0;
+}
+
+/* The clock in microseconds, never 0: the event's, or a fresh read
+ * outside events.
+ */
+static inline u32 mrc_clock_us(struct mrc_sock *msk)
+{
+	u32 now = msk->clock_us;
+
+	if (now)
+		return now;
+	now = mrc_now_us() ?: 1;
+	if (msk->clock_depth)
+		msk->clock_us = now;
+	return now;
 }
 
 #endif /* _MRC_TYPES_H */

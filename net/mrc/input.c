@@ -231,7 +231,7 @@ static void mrc_echo_set(struct mrc_sock *msk, const struct mrc_data *d,
 			 bool ce)
 {
 	msk->ack_tsval = ntohl(d->tsval);
-	msk->ack_rx_us = mrc_now_us();
+	msk->ack_rx_us = mrc_clock_us(msk);
 	msk->ack_ev = ntohs(d->h.ev);
 	msk->ack_ce |= ce;
 }
@@ -290,7 +290,7 @@ static void mrc_rcv_accepted(struct mrc_sock *msk, u32 n, u32 full,
 	 * the receiver's RTT (tcp_rcv_rtt_measure()'s window-based sample).
 	 */
 	if (msk->rcv_rtt_time_us && msk->rcv_bytes >= msk->rcv_rtt_edge) {
-		u32 rtt = max_t(u32, mrc_now_us() - msk->rcv_rtt_time_us, 1);
+		u32 rtt = max_t(u32, mrc_clock_us(msk) - msk->rcv_rtt_time_us, 1);
 
 		if (!msk->rcv_rtt_us || rtt < msk->rcv_rtt_us)
 			msk->rcv_rtt_us = rtt;
@@ -797,7 +797,7 @@ static bool mrc_rcv_ack(struct sock *sk, struct sk_buff *skb)
 	DECLARE_BITMAP(sack, MRC_SACK_BITS);
 	struct mrc_sock *msk = mrc_sk(sk);
 	struct net *net = sock_net(sk);
-	u32 cum = ntohl(a->cum_psn), now = mrc_now_us();
+	u32 cum = ntohl(a->cum_psn), now = mrc_clock_us(msk);
 	u16 flags = ntohs(a->h.flags);
 	bool ce = flags & MRC_F_ECE, dup = flags & MRC_F_DUP;
 	u32 delivered = 0, psn, tsecr;
@@ -1109,7 +1109,7 @@ static bool mrc_listen_rcv_syn(struct sock *lsk, struct sk_buff *skb)
 }
 
 /* Dispatch one packet to a connection or listener, socket locked. */
-static void mrc_rcv(struct sock *sk, struct sk_buff *skb)
+static void __mrc_rcv(struct sock *sk, struct sk_buff *skb)
 {
 	const struct mrc_hdr *h = (const struct mrc_hdr *)skb->data;
 	struct mrc_sock *msk = mrc_sk(sk);
@@ -1187,6 +1187,18 @@ bad_state:
 	MRC_INC(net, DROP_STATE);
 drop:
 	kfree_skb(skb);
+}
+
+/* The same, as one event: everything the packet sets off reads the
+ * clock once (mrc_clock_us()).
+ */
+static void mrc_rcv(struct sock *sk, struct sk_buff *skb)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+
+	mrc_clock_begin(msk);
+	__mrc_rcv(sk, skb);
+	mrc_clock_end(msk);
 }
 
 /**

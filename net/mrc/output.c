@@ -565,9 +565,9 @@ static void mrc_retransmit_lost(struct sock *sk, bool head)
 			continue;
 		if (mrc_inflight(msk) >= msk->cwnd && !head)
 			break;
-		/* Read once something is to go, and again after each. */
+		/* Read once something is to go. */
 		if (!now)
-			now = mrc_now_us() ?: 1;
+			now = mrc_clock_us(msk);
 		i = mrc_cp_choose(sk, MRC_TX_CB(skb)->pidx, now);
 		if (i < 0) {
 			MRC_INC(sock_net(sk), TX_NO_PATH);
@@ -580,7 +580,6 @@ static void mrc_retransmit_lost(struct sock *sk, bool head)
 			mrc_ask_ack(msk, MRC_TX_CB(skb)->psn, !msk->lost &&
 				    skb_queue_empty(&sk->sk_write_queue));
 		mrc_xmit_data(sk, skb, i, now);
-		now = 0;
 		head = false;
 		/* The local queue is full: no more into it until the tick. */
 		if (MRC_TX_CB(skb)->qdrop)
@@ -691,7 +690,7 @@ static void mrc_send_new(struct sock *sk, bool probe)
 			break;
 		limit = MRC_SL_BUSY;
 		if (!now)
-			now = mrc_now_us() ?: 1;
+			now = mrc_clock_us(msk);
 		p = mrc_cp_choose(sk, -1, now);
 		if (p < 0) {
 			MRC_INC(sock_net(sk), TX_NO_PATH);
@@ -708,7 +707,6 @@ static void mrc_send_new(struct sock *sk, bool probe)
 			mrc_send_batch(sk, batch, n, bp, now);
 			if (MRC_TX_CB(batch[n - 1])->qdrop)
 				return;
-			now = mrc_now_us() ?: 1;
 			n = 0;
 			bytes = 0;
 			frags = 0;
@@ -931,7 +929,7 @@ static void mrc_tail_probe(struct sock *sk)
 	pto = mrc_tail_pto_us(msk, cb);
 	if (!pto)
 		return;
-	now = mrc_now_us() ?: 1;
+	now = mrc_clock_us(msk);
 	/* The more recent of the two, by age: a delivery long ago may look
 	 * later in serial arithmetic once the clock has wrapped.
 	 */
@@ -982,7 +980,8 @@ static void mrc_tail_probe(struct sock *sk)
 /**
  * mrc_push() - send what the windows allow: repairs first, then new data,
  * then the FIN once everything is acknowledged; with packets in flight, a
- * tail probe when one is due (mrc_tail_probe())
+ * tail probe when one is due (mrc_tail_probe()); one event, which reads
+ * the clock once (mrc_clock_us())
  * @sk: the socket, locked
  */
 void mrc_push(struct sock *sk)
@@ -991,6 +990,7 @@ void mrc_push(struct sock *sk)
 
 	if (msk->state != MRC_ESTABLISHED)
 		return;
+	mrc_clock_begin(msk);
 	/* Leaving idle: the deadline is the RTO from now, before a local
 	 * drop (or a poll) arms the timer earlier and keeps mrc_arm_rto()
 	 * below from running: a stale deadline would make that timer an
@@ -1016,6 +1016,7 @@ void mrc_push(struct sock *sk)
 		mrc_send_fin(sk);
 		mrc_arm_rto(sk);
 	}
+	mrc_clock_end(msk);
 }
 
 /**
@@ -1356,7 +1357,7 @@ u32 mrc_detect_losses(struct sock *sk)
 	struct mrc_cpstate *st = mrc_cp_sts(msk);
 	DECLARE_BITMAP(ontime, MRC_PATHS_PER_SET_MAX);
 	DECLARE_BITMAP(after, MRC_PATHS_PER_SET_MAX);
-	u32 now = mrc_now_us(), wait = U32_MAX, psn;
+	u32 now = mrc_clock_us(msk), wait = U32_MAX, psn;
 	u32 pidx_waited = MRC_PIDX_NONE, late_wait = 0;
 	bool found = false, scanned = false, held = false;
 
@@ -1806,12 +1807,12 @@ void mrc_send_ack(struct sock *sk, u16 flags)
 	 */
 	if (edge > msk->rcv_edge && !msk->rcv_rtt_time_us) {
 		msk->rcv_rtt_edge = edge;
-		msk->rcv_rtt_time_us = mrc_now_us() ?: 1;
+		msk->rcv_rtt_time_us = mrc_clock_us(msk);
 	}
 	msk->rcv_edge = max(msk->rcv_edge, edge);
 	a->rwnd = htonl(msk->rcv_wnd_adv);
 	a->tsecr = htonl(msk->ack_tsval);
-	a->svc_time_us = htonl(msk->ack_tsval ? mrc_now_us() - msk->ack_rx_us : 0);
+	a->svc_time_us = htonl(msk->ack_tsval ? mrc_clock_us(msk) - msk->ack_rx_us : 0);
 	msk->rcv_unacked = 0;
 	msk->ack_ce = false;
 	MRC_INC(sock_net(sk), OUT_ACKS);
