@@ -24,6 +24,7 @@
 
 set -u
 out=$1
+clk=/sys/devices/system/clocksource/clocksource0/current_clocksource
 reps=${REPS:-5}
 secs=${SECS:-3}
 count=${COUNT:-2000}
@@ -181,7 +182,8 @@ for size in ${SIZES-64 4096}; do
 done
 
 {
-	echo "{ \"kernel\": \"$(uname -r)\", \"repetitions\": $reps, \"seconds\": $secs,"
+	echo "{ \"kernel\": \"$(uname -r)\", \"clocksource\": \"$(cat "$clk")\","
+	echo "\"repetitions\": $reps, \"seconds\": $secs,"
 	echo "\"round_trips\": $count,"
 	(IFS=,; echo "${results[*]}")
 	echo "}"

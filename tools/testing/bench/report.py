@@ -84,9 +84,12 @@ def main():
     md = ["# MRC benchmark results", ""]
     kernel = next((r["kernel"] for r in res.values()
                    if r and "kernel" in r), "unknown")
-    md.append("Kernel %s, one QEMU/TCG guest; every ratio compares figures "
-              "measured in the same run. Medians of the repetitions, with "
-              "the spread (smallest-largest run) where given." % kernel)
+    clock = next((r["clocksource"] for r in res.values()
+                  if r and "clocksource" in r), "unknown")
+    md.append("Kernel %s, one QEMU/TCG guest keeping time with the %s "
+              "clock source; every ratio compares figures measured in the "
+              "same run. Medians of the repetitions, with the spread "
+              "(smallest-largest run) where given." % (kernel, clock))
     md.append("")
 
     b = res["basic"]
