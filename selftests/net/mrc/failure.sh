@@ -859,6 +859,25 @@ one_path() {
 	done
 }
 
+# Paths 1 and 2 both over plane 1 (through two of its SIDs), behind one
+# queue of 2 ms at host 1's uplink, beside paths 3 and 4: the queue drops
+# transmissions of both paths, in runs that may be long for either. The
+# device still takes the other path's, so that is congestion of a queue
+# the two share, not a device that takes nothing for one path: none may
+# be retired, by mrc_local_failed() or any other rule.
+test_local_queue_shared() {
+	local h
+
+	reset_paths || return 1
+	for h in 1 2; do
+		fab_exec_host "$h" "$MRC" -b - <<-EOF || return 1
+			path del $(fab_host_addr $((3 - h)))/128 id 2
+			path add $(fab_host_addr $((3 - h)))/128 segs $(fab_sid 1 1) id 2
+		EOF
+	done
+	local_queues 1
+}
+
 # local_queues PLANE...: host 1's uplinks to those planes shaped with a
 # queue of 2 ms, which overflows whenever the window outgrows it; a
 # transfer, then: no path retired (for local drops or any loss), and the
@@ -974,7 +993,7 @@ if [ ! -x "$MRCPERF" ] || [ ! -x "$MRC" ]; then
 	exit "$KSFT_FAIL"
 fi
 
-ktap_begin 20
+ktap_begin 21
 echo "# seed $SEED (MRC_SEED=$SEED repeats it)"
 if ! fab_up 2 "$K"; then
 	echo "# the fabric could not be built"
@@ -1001,4 +1020,5 @@ run_test "the peer's ACKs held up on every plane: timeouts held, no path retired
 run_test "a blackhole under ping-pong: its path retired all the same" test_blackhole_pingpong
 run_test "the sender's device drops all of one path: that path alone retired" test_local_fail
 run_test "four paths, each behind a short queue at the sender: drops, none retired" test_local_drops_kept
+run_test "two paths behind one short queue at the sender: drops, none retired" test_local_queue_shared
 ktap_end
