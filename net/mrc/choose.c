@@ -91,7 +91,7 @@ static bool mrc_cp_fallback(const struct mrc_cpath *cp)
  * @cps: the connection's paths, under its socket lock
  * @avoid: an entry not to use if there is another (the path a packet
  *	being retransmitted was lost on), or -1
- * @now: mrc_now_us()
+ * @now: the clock, as mrc_clock_us() gives it
  *
  * The policy is described at the top of this file. DATA never goes on a
  * path that is not good: with none, the connection waits (an outage)

@@ -694,7 +694,7 @@ void mrc_cp_on_dup(struct sock *sk, u32 i, u32 tsecr)
  * mrc_cp_late_due() - an ACK came: retire the paths due for it whose time
  *	has come
  * @sk: the socket, locked
- * @now: mrc_now_us()
+ * @now: the clock, as mrc_clock_us() gives it
  */
 void mrc_cp_late_due(struct sock *sk, u32 now)
 {

@@ -1216,7 +1216,7 @@ static bool mrc_out_since_rack(const struct mrc_sock *msk,
  * mrc_late_scan() - which paths have packets out that were sent after the
  *	latest-sent packet delivered, and which of those are all on time
  * @sk: the socket, locked
- * @now: mrc_now_us()
+ * @now: the clock, as mrc_clock_us() gives it
  * @after: set: the path has such a packet (with an RTT sample)
  * @ontime: set: none of the path's such packets is past mrc_path_due_us()
  *
@@ -1274,7 +1274,7 @@ static bool mrc_late_everywhere(const unsigned long *after,
 /**
  * mrc_late_wait() - how long until every other path is late as well
  * @sk: the socket, locked
- * @now: mrc_now_us()
+ * @now: the clock, as mrc_clock_us() gives it
  * @after: from mrc_late_scan()
  * @ontime: from mrc_late_scan()
  * @pidx: the path whose packet is past its timeout
