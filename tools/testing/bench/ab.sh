@@ -13,8 +13,10 @@
 # the receiver's ACKs, and the sender's cwnd and send limits (ms). With
 # PROFILE=1, profile.sh then runs once per CONFIG at MTU 9000. PAR=N
 # runs N connections at once (mrcperf -P N) instead of one; the send
-# limits are then the first connection's. Run in a
-# guest, for example:
+# limits are then the first connection's. PINS="0 1" runs each
+# configuration and TCP twice per round, unpinned and then with the
+# sender on CPU 0 and the receiver on CPU 1 (the lines say "pinned").
+# Run in a guest, for example:
 #   tools/testing/vm-run -- tools/testing/bench/ab.sh /tmp/old:1 $PWD:0
 set -u
 top=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -48,16 +50,18 @@ pair() {
 	ip -n "$B" link set veth-b mtu "$1"
 }
 
-# run MTU [--tcp]: one transfer; prints its line.
+# run MTU [--tcp]: one transfer; prints its line. With $pin set, the
+# sender runs on CPU 0 and the receiver on CPU 1.
 run() {
-	local mtu=$1 t0 t1 out mb
+	local mtu=$1 t0 t1 out mb ps=() pc=()
 
+	[ "${pin:-0}" = 1 ] && { ps=(taskset -c 1); pc=(taskset -c 0); }
 	pair "$mtu"
 	rm -f "$dir/ready"
-	ip netns exec "$B" "$P" -s -1 ${2:+"$2"} --ready "$dir/ready" > /dev/null 2>&1 &
+	ip netns exec "$B" "${ps[@]}" "$P" -s -1 ${2:+"$2"} --ready "$dir/ready" > /dev/null 2>&1 &
 	wait_ready $! "$dir/ready" > /dev/null || exit 1
 	t0=$(ticks)
-	out=$(ip netns exec "$A" "$P" -c "$MRC_ADDR_B" ${2:+"$2"} -t "$secs" -l 64K \
+	out=$(ip netns exec "$A" "${pc[@]}" "$P" -c "$MRC_ADDR_B" ${2:+"$2"} -t "$secs" -l 64K \
 		-P "${PAR:-1}" -j)
 	t1=$(ticks)
 	wait
@@ -75,14 +79,18 @@ run() {
 
 [ $# -gt 0 ] || { echo "usage: ab.sh TREE:BURST..."; exit 1; }
 for r in $(seq "${ROUNDS:-3}"); do
-	for c in "$@"; do
-		load "${c%:*}" "${c##*:}"
-		for m in ${MTUS:-9000 1500}; do
-			echo "round $r $c: $(run "$m")"
+	for pin in ${PINS:-0}; do
+		how=
+		[ "$pin" = 1 ] && how=" pinned"
+		for c in "$@"; do
+			load "${c%:*}" "${c##*:}"
+			for m in ${MTUS:-9000 1500}; do
+				echo "round $r $c$how: $(run "$m")"
+			done
 		done
-	done
-	for m in ${MTUS:-9000 1500}; do
-		echo "round $r tcp: $(run "$m" --tcp)"
+		for m in ${MTUS:-9000 1500}; do
+			echo "round $r tcp$how: $(run "$m" --tcp)"
+		done
 	done
 done
 if [ -n "${PROFILE:-}" ]; then

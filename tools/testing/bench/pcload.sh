@@ -4,11 +4,13 @@
 # pcload.sh [MTU [SECS]]: the guest side of tools/testing/bench/pcprof.
 # One bulk transfer of 64 KB messages over an unshaped veth at MTU
 # (default 9000), MRC or, with PROTO=tcp, TCP (mrcperf --tcp); PAR=N
-# runs N connections (mrcperf -P N). It saves the guest's /proc/kallsyms
+# runs N connections (mrcperf -P N); PIN=1 runs the sender on CPU 0 and
+# the receiver on CPU 1 (taskset). It saves the guest's /proc/kallsyms
 # in $VM_RUN_OUT, for the host to name the sampled addresses, and marks
 # the SECS seconds (default 5) the host samples by creating
 # $VM_RUN_OUT/pcload.start and pcload.stop, one second after the
 # transfer began, so that the handshake and slow start are left out.
+# Each marker holds the bytes the receiving veth had taken by then.
 
 set -u
 mtu=${1:-9000}
@@ -21,25 +23,31 @@ out=${VM_RUN_OUT:?run in a guest of tools/testing/vm-run}
 dir=$(mktemp -d)
 flag=()
 [ "${PROTO:-mrc}" = tcp ] && flag=(--tcp)
+pin_s=()
+pin_c=()
+[ "${PIN:-0}" = 1 ] && { pin_s=(taskset -c 1); pin_c=(taskset -c 0); }
 
 # shellcheck source-path=SCRIPTDIR/../../../selftests/net/mrc source=lib.sh
 source "$top"/selftests/net/mrc/lib.sh
+rx_bytes() {
+	ip netns exec "$B" cat /sys/class/net/veth-b/statistics/rx_bytes
+}
 trap 'ns_del "$A" "$B"; rm -rf "$dir"' EXIT
 ns_pair "$A" "$B" > /dev/null || exit 1
 ip -n "$A" link set veth-a mtu "$mtu"
 ip -n "$B" link set veth-b mtu "$mtu"
 cat /proc/kallsyms > "$out/kallsyms"
 
-ip netns exec "$B" "$P" -s -1 "${flag[@]}" --ready "$dir/ready" > /dev/null 2>&1 &
+ip netns exec "$B" "${pin_s[@]}" "$P" -s -1 "${flag[@]}" --ready "$dir/ready" > /dev/null 2>&1 &
 spid=$!
 wait_ready "$spid" "$dir/ready" > /dev/null || exit 1
-ip netns exec "$A" "$P" -c "$MRC_ADDR_B" "${flag[@]}" -t $((secs + 2)) -l 64K \
+ip netns exec "$A" "${pin_c[@]}" "$P" -c "$MRC_ADDR_B" "${flag[@]}" -t $((secs + 2)) -l 64K \
 	-P "${PAR:-1}" -j > "$dir/client" &
 cpid=$!
 sleep 1
-touch "$out/pcload.start"
+rx_bytes > "$out/pcload.start"
 sleep "$secs"
-touch "$out/pcload.stop"
+rx_bytes > "$out/pcload.stop"
 wait "$cpid" || { echo "pcload: the transfer failed"; exit 1; }
 wait "$spid"
 echo "pcload: $(jq -r .goodput_mbps "$dir/client") Mbit/s"
