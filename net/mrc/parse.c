@@ -196,12 +196,16 @@ bool mrc_sack_load(unsigned long *map, const __be64 *sack, u32 cum,
  * @k: the new PSN's distance from the cumulative point, below MRC_WND
  *
  * Return: how far the cumulative point moves: the map is shifted by as
- * much, so that bit 0 is again the first PSN missing.
+ * much, so that bit 0 is again the first PSN missing. The PSN next in
+ * line with nothing held past it, as most packets are, moves it by one
+ * and leaves the map empty: no shift.
  */
 u32 mrc_rcv_map_add(unsigned long *map, u32 k)
 {
 	u32 adv;
 
+	if (!k && bitmap_empty(map, MRC_WND))
+		return 1;
 	set_bit(k, map);
 	adv = find_first_zero_bit(map, MRC_WND);
 	if (adv)
