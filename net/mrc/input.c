@@ -445,6 +445,53 @@ drop:
 	kfree_skb(skb);
 }
 
+/* Reads the headers of a GSO batch's packets in order, for
+ * mrc_gso_one_conn() and mrc_rcv_data_batch(): each lies at a multiple
+ * of the segment size, after the first one mostly in a page fragment,
+ * where skb_header_pointer() would copy it. A header within one fragment
+ * is read in place, and the cursor remembers the fragment, so that a walk
+ * through a batch looks at each fragment once.
+ */
+struct mrc_seg_cursor {
+	const struct sk_buff *skb;
+	u32 frag;	/* the fragment being looked at */
+	u32 start;	/* its offset from skb->data */
+};
+
+static void mrc_seg_cursor_init(struct mrc_seg_cursor *c,
+				const struct sk_buff *skb)
+{
+	c->skb = skb;
+	c->frag = 0;
+	c->start = skb_headlen(skb);
+}
+
+/* The @len bytes at @off, which is no lower than at the previous call, or
+ * NULL as skb_header_pointer() returns it.
+ */
+static const void *mrc_seg_hdr(struct mrc_seg_cursor *c, u32 off, u32 len,
+			       void *buf)
+{
+	const struct sk_buff *skb = c->skb;
+	const struct skb_shared_info *sh = skb_shinfo(skb);
+
+	if (off + len <= skb_headlen(skb))
+		return skb->data + off;
+	while (c->frag < sh->nr_frags &&
+	       off >= c->start + skb_frag_size(&sh->frags[c->frag])) {
+		c->start += skb_frag_size(&sh->frags[c->frag]);
+		c->frag++;
+	}
+	if (c->frag < sh->nr_frags && off >= c->start &&
+	    off + len <= c->start + skb_frag_size(&sh->frags[c->frag])) {
+		const u8 *va = skb_frag_address_safe(&sh->frags[c->frag]);
+
+		if (va)
+			return va + off - c->start;
+	}
+	return skb_header_pointer(skb, off, len, buf);
+}
+
 static void mrc_rcv(struct sock *sk, struct sk_buff *skb);
 
 /* The payload of the packets of a GSO batch of @seg bytes a packet (each
@@ -522,6 +569,7 @@ static bool mrc_rcv_data_batch(struct sock *sk, struct sk_buff *skb)
 	struct mrc_sock *msk = mrc_sk(sk);
 	struct net *net = sock_net(sk);
 	u32 psn, msn, off, mlen, total = 0, last = 0, n, i, k, high, adv = 0;
+	struct mrc_seg_cursor cur;
 	const struct mrc_data *d;
 	bool ack_req = false, hol;
 	struct mrc_rmsg *rmsg;
@@ -545,11 +593,12 @@ static bool mrc_rcv_data_batch(struct sock *sk, struct sk_buff *skb)
 	if ((s32)k < 0 || k + n > MRC_WND ||
 	    find_next_bit(msk->rcv_map, k + n, k) < k + n)
 		return false;
+	mrc_seg_cursor_init(&cur, skb);
 	for (i = 0; i < n; i++) {
 		u32 plen = min(seg, skb->len - i * seg) - hlen;
 
 		last = plen;
-		d = skb_header_pointer(skb, i * seg, hlen, &buf);
+		d = mrc_seg_hdr(&cur, i * seg, hlen, &buf);
 		if (!d || ntohl(d->psn) != mrc_psn_add(psn, i) || ntohl(d->msn) != msn ||
 		    ntohl(d->msg_len) != mlen || ntohl(d->offset) != off + total ||
 		    ntohs(d->h.plen) != plen ||
@@ -1190,7 +1239,8 @@ drop:
 }
 
 /* The same, as one event: everything the packet sets off reads the
- * clock once (mrc_clock_us()).
+ * clock once (mrc_clock_us()), and what it freed of the buffers to send
+ * goes back to the protocol once.
  */
 static void mrc_rcv(struct sock *sk, struct sk_buff *skb)
 {
@@ -1199,6 +1249,7 @@ static void mrc_rcv(struct sock *sk, struct sk_buff *skb)
 	mrc_clock_begin(msk);
 	__mrc_rcv(sk, skb);
 	mrc_clock_end(msk);
+	mrc_mem_reclaim(sk);
 }
 
 /**
@@ -1238,15 +1289,17 @@ static bool mrc_gso_one_conn(const struct sk_buff *skb)
 	u32 seg = skb_shinfo(skb)->gso_size, i;
 	const struct mrc_data *d, *d0;
 	struct mrc_data buf, buf0;
+	struct mrc_seg_cursor cur;
 
 	if (seg <= hlen)
 		return false;
-	d0 = skb_header_pointer(skb, 0, hlen, &buf0);
+	mrc_seg_cursor_init(&cur, skb);
+	d0 = mrc_seg_hdr(&cur, 0, hlen, &buf0);
 	if (!d0 || d0->h.version != MRC_VERSION || d0->h.type != MRC_PKT_DATA ||
 	    !mrc_psn_ok(&d0->h))
 		return false;
 	for (i = seg; i < skb->len; i += seg) {
-		d = skb_header_pointer(skb, i, hlen, &buf);
+		d = mrc_seg_hdr(&cur, i, hlen, &buf);
 		if (!d || d->h.version != MRC_VERSION ||
 		    d->h.type != MRC_PKT_DATA || d->h.dcid != d0->h.dcid ||
 		    d->h.scid != d0->h.scid || !mrc_psn_ok(&d->h))

@@ -80,14 +80,33 @@ void mrc_mem_proto_init(struct proto *prot)
 	prot->sysctl_wmem = &mrc_wmem_min;
 }
 
-/* Release the charge before sock_wfree(), which may free the socket. */
+/* Release the charge before sock_wfree(), which may free the socket. The
+ * socket is locked: a buffer to send is freed once delivered, or purged,
+ * by its owner. Its charge goes back to the socket's forward allocation,
+ * which the end of the event returns to the protocol (mrc_mem_reclaim()):
+ * sk_mem_uncharge() would return it with every packet, and the next
+ * packet queued would take it back.
+ */
 static void mrc_mem_wfree(struct sk_buff *skb)
 {
 	struct sock *sk = skb->sk;
 
 	sk_wmem_queued_add(sk, -skb->truesize);
-	sk_mem_uncharge(sk, skb->truesize);
+	sk_forward_alloc_add(sk, skb->truesize);
 	sock_wfree(skb);
+}
+
+/**
+ * mrc_mem_reclaim() - return what a socket no longer uses to the protocol
+ * @sk: the socket, locked
+ *
+ * At the end of an event that may have freed buffers to send (a packet
+ * received), and at the end of sendmsg(): the forward allocation beyond
+ * a page goes back, as sk_mem_uncharge() does for each buffer.
+ */
+void mrc_mem_reclaim(struct sock *sk)
+{
+	sk_mem_reclaim(sk);
 }
 
 /**

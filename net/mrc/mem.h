@@ -17,6 +17,7 @@ void mrc_mem_sock_destruct(struct sock *sk);
 bool mrc_mem_charge_r(struct sk_buff *skb, struct sock *sk, bool force);
 void mrc_mem_charge_w(struct sk_buff *skb, struct sock *sk);
 bool mrc_mem_can_send(struct sock *sk, int size);
+void mrc_mem_reclaim(struct sock *sk);
 long mrc_mem_room(const struct sock *sk);
 
 #endif /* _MRC_MEM_H */

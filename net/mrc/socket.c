@@ -658,8 +658,14 @@ static int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	if (err)
 		goto out;
 	/* The whole message is queued at once: at most one message over
-	 * SO_SNDBUF, and never half a message.
+	 * SO_SNDBUF, and never half a message. Its packets are charged
+	 * from one forward allocation, taken here for as many packets as
+	 * the latest full one, when there was one: a charge that finds it
+	 * short takes more (mrc_mem_charge_w()).
 	 */
+	if (msk->snd_truesize)
+		sk_wmem_schedule(sk, DIV_ROUND_UP(len, msk->snd_mss) *
+				 msk->snd_truesize);
 	do {
 		plen = min_t(u32, len - off, msk->snd_mss);
 		skb = mrc_skb_from_msg(sk, msg, plen, &err);
@@ -687,6 +693,7 @@ static int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	err = len;
 out:
 	__skb_queue_purge(&q);
+	mrc_mem_reclaim(sk);
 	if (err == -EPIPE && !(msg->msg_flags & MSG_NOSIGNAL))
 		send_sig(SIGPIPE, current, 0);
 	release_sock(sk);
