@@ -302,6 +302,42 @@ static void mrc_xmit_outcome(struct sock *sk, u32 i, bool dropped, u32 now)
 		cs->qdrop_run++;
 }
 
+/* A packet may join a GSO batch: its payload is all in page fragments
+ * (mrc_skb_from_msg()), which the batch references.
+ */
+static bool mrc_batchable(const struct sk_buff *skb)
+{
+	return !skb_headlen(skb);
+}
+
+/* A packet whose payload is all in page fragments (mrc_batchable()) as
+ * one skb of its own to send, with room for the headers, that references
+ * the payload as a batch does. NULL without memory.
+ */
+static struct sk_buff *mrc_xmit_skb(const struct sk_buff *skb)
+{
+	const struct skb_shared_info *psh = skb_shinfo(skb);
+	struct sk_buff *nskb;
+	u32 j;
+
+	nskb = alloc_skb(MRC_HEADROOM, GFP_ATOMIC | __GFP_NOWARN);
+	if (!nskb)
+		return NULL;
+	skb_reserve(nskb, MRC_HEADROOM);
+	for (j = 0; j < psh->nr_frags; j++) {
+		const skb_frag_t *f = &psh->frags[j];
+
+		__skb_fill_page_desc(nskb, j, skb_frag_page(f), skb_frag_off(f),
+				     skb_frag_size(f));
+		get_page(skb_frag_page(f));
+	}
+	skb_shinfo(nskb)->nr_frags = psh->nr_frags;
+	nskb->len = skb->len;
+	nskb->data_len = skb->len;
+	nskb->truesize += skb->len;
+	return nskb;
+}
+
 /* Transmit (a copy of) one DATA packet kept in the ring on path entry @i,
  * stamped @now.
  */
@@ -317,9 +353,14 @@ static void mrc_xmit_data(struct sock *sk, struct sk_buff *skb, u32 i,
 	 * what its losses and deliveries will take away.
 	 */
 	mrc_count_xmit(sk, cb, i, now);
-	/* A copy still queued below us owns the headroom: copy, not clone. */
-	nskb = skb_cloned(skb) ? pskb_copy(skb, GFP_ATOMIC) :
-				 skb_clone(skb, GFP_ATOMIC);
+	/* A packet in page fragments has no headroom: its own skb. Else a
+	 * copy still queued below us owns the headroom: copy, not clone.
+	 */
+	if (mrc_batchable(skb))
+		nskb = mrc_xmit_skb(skb);
+	else
+		nskb = skb_cloned(skb) ? pskb_copy(skb, GFP_ATOMIC) :
+					 skb_clone(skb, GFP_ATOMIC);
 	if (nskb) {
 		int err;
 
@@ -350,14 +391,6 @@ static void mrc_xmit_data(struct sock *sk, struct sk_buff *skb, u32 i,
 /* Largest UDP payload of one GSO batch, and the most packets in one. */
 #define MRC_GSO_BYTES	(64000 - sizeof(struct udphdr))
 #define MRC_GSO_SEGS	64
-
-/* A packet may join a GSO batch: its payload is all in page fragments
- * (mrc_skb_from_msg()), which the batch references.
- */
-static bool mrc_batchable(const struct sk_buff *skb)
-{
-	return !skb_headlen(skb);
-}
 
 /* Fragments a packet takes in a batch: its header (but the first's, in
  * the linear part) and its payload's.

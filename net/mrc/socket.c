@@ -570,14 +570,15 @@ static int mrc_skb_fill_pages(struct sock *sk, struct sk_buff *skb,
 	return 0;
 }
 
-/* One packet of @plen payload bytes from @msg, with headroom for every
- * header; allocated with its companion clone, as TCP's are, since every
- * packet is sent as a clone. The payload is copied once, into page
- * fragments, as TCP's is: consecutive packets share the socket's (or
- * the task's) page, a transmission references it rather than copying
- * it (a GSO batch included), and a receiver that gets the skb itself
- * (over a veth) is charged about what it holds. In the linear part only
- * when the fragments run out (order-0 pages and a very large MSS).
+/* One packet of @plen payload bytes from @msg. The payload is copied
+ * once, into page fragments, as TCP's is: consecutive packets share the
+ * socket's (or the task's) page, a transmission references it rather
+ * than copying it (mrc_xmit_batch(), mrc_xmit_skb()), and a receiver
+ * that gets the skb itself (over a veth) is charged about what it holds.
+ * The skb holds nothing else: no headroom, no companion clone, for every
+ * transmission builds its own skb for the headers. In the linear part,
+ * with headroom for every header and a clone to send, only when the
+ * fragments run out (order-0 pages and a very large MSS).
  */
 static struct sk_buff *mrc_skb_from_msg(struct sock *sk, struct msghdr *msg,
 					u32 plen, int *err)
@@ -585,10 +586,9 @@ static struct sk_buff *mrc_skb_from_msg(struct sock *sk, struct msghdr *msg,
 	struct iov_iter from = msg->msg_iter;
 	struct sk_buff *skb;
 
-	skb = alloc_skb_fclone(MRC_HEADROOM, sk->sk_allocation);
+	skb = alloc_skb(0, sk->sk_allocation);
 	if (!skb)
 		goto nobufs;
-	skb_reserve(skb, MRC_HEADROOM);
 	*err = mrc_skb_fill_pages(sk, skb, msg, plen);
 	if (*err != -EMSGSIZE)
 		goto out;

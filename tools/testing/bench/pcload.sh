@@ -29,8 +29,20 @@ pin_c=()
 
 # shellcheck source-path=SCRIPTDIR/../../../selftests/net/mrc source=lib.sh
 source "$top"/selftests/net/mrc/lib.sh
+# The bytes veth-b took, read with builtins only (from the namespace of
+# the server, pid $spid), so that a marker follows the reading at once.
 rx_bytes() {
-	ip netns exec "$B" cat /sys/class/net/veth-b/statistics/rx_bytes
+	local dev bytes rest
+
+	while IFS=': ' read -r dev bytes rest; do
+		[ "$dev" = veth-b ] && { echo "$bytes"; return; }
+	done < "/proc/$spid/net/dev"
+}
+
+# mark NAME: the bytes taken so far in $out/NAME, which appears whole.
+mark() {
+	rx_bytes > "$out/$1.tmp"
+	mv "$out/$1.tmp" "$out/$1"
 }
 trap 'ns_del "$A" "$B"; rm -rf "$dir"' EXIT
 ns_pair "$A" "$B" > /dev/null || exit 1
@@ -45,9 +57,9 @@ ip netns exec "$A" "${pin_c[@]}" "$P" -c "$MRC_ADDR_B" "${flag[@]}" -t $((secs +
 	-P "${PAR:-1}" -j > "$dir/client" &
 cpid=$!
 sleep 1
-rx_bytes > "$out/pcload.start"
+mark pcload.start
 sleep "$secs"
-rx_bytes > "$out/pcload.stop"
+mark pcload.stop
 wait "$cpid" || { echo "pcload: the transfer failed"; exit 1; }
 wait "$spid"
 echo "pcload: $(jq -r .goodput_mbps "$dir/client") Mbit/s"
