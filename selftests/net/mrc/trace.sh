@@ -169,10 +169,29 @@ test_trims() {
 		same mrc_retransmit "" OutRetrans
 }
 
-# mrc_text: "LO END", the hex addresses from mrc.ko's first function to the
-# first symbol after its last one (/proc/kallsyms), between which a return
-# address lies in the module's code.
+# mrc_text: "LO END" lines, hex addresses, between which a return address
+# lies in the module's code: its .text and .text.unlikely, from where
+# /sys/module/mrc/sections says they start and, for their size, the
+# module file vm-run loaded ($MRC_KO). Without that file, from mrc.ko's
+# first function to the first symbol after its last one in
+# /proc/kallsyms, which takes minutes to read under TCG (each module
+# symbol is looked up from the start of the module list).
 mrc_text() {
+	local sec start size
+
+	if [ -n "${MRC_KO:-}" ] && [ -r "$MRC_KO" ] && command -v readelf > /dev/null; then
+		for sec in .text .text.unlikely; do
+			[ -r "/sys/module/mrc/sections/$sec" ] || continue
+			start=$(cat "/sys/module/mrc/sections/$sec")
+			# shellcheck disable=SC2016 # awk's own fields
+			size=$(readelf -SW "$MRC_KO" |
+				awk -v s="$sec" '{ sub(/^ *\[ *[0-9]+\] */, "") }
+					$1 == s { print $5; exit }')
+			[ -n "$size" ] && [ "$start" != 0x0000000000000000 ] &&
+				printf '%x %x\n' "$start" $((start + 0x$size))
+		done
+		return
+	fi
 	# shellcheck disable=SC2016 # awk's own fields
 	sort /proc/kallsyms | awk '
 		$NF == "[mrc]" && $2 ~ /^[tT]$/ { if (lo == "") lo = $1; hi = $1; next }
@@ -198,7 +217,9 @@ test_drops() {
 	echo 0 > "$T/events/enable"
 	echo 16384 > "$T/buffer_size_kb"
 	echo > "$T/trace"
-	range="location >= 0x${text% *} && location < 0x${text#* }"
+	range=$(while read -r lo hi; do
+			printf '(location >= 0x%s && location < 0x%s)\n' "$lo" "$hi"
+		done <<< "$text" | paste -sd '|' | sed 's/|/ || /g')
 	echo "$range" > "$T/events/skb/kfree_skb/filter" ||
 		{ echo "the filter on kfree_skb's location was refused"; return 1; }
 	# The records print the location hashed; a histogram, where the
