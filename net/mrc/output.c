@@ -310,31 +310,40 @@ static bool mrc_batchable(const struct sk_buff *skb)
 	return !skb_headlen(skb);
 }
 
+/* Append the payload of packet @pkt (mrc_batchable()) to @to's fragments,
+ * referencing its pages. The caller made room and accounts the true size.
+ */
+static void mrc_skb_ref_payload(struct sk_buff *to, const struct sk_buff *pkt)
+{
+	const struct skb_shared_info *psh = skb_shinfo(pkt);
+	struct skb_shared_info *sh = skb_shinfo(to);
+	u32 j;
+
+	for (j = 0; j < psh->nr_frags; j++) {
+		const skb_frag_t *f = &psh->frags[j];
+
+		__skb_fill_page_desc(to, sh->nr_frags++, skb_frag_page(f),
+				     skb_frag_off(f), skb_frag_size(f));
+		get_page(skb_frag_page(f));
+	}
+	to->len += pkt->len;
+	to->data_len += pkt->len;
+}
+
 /* A packet whose payload is all in page fragments (mrc_batchable()) as
  * one skb of its own to send, with room for the headers, that references
  * the payload as a batch does. NULL without memory.
  */
 static struct sk_buff *mrc_xmit_skb(const struct sk_buff *skb)
 {
-	const struct skb_shared_info *psh = skb_shinfo(skb);
 	struct sk_buff *nskb;
-	u32 j;
 
 	nskb = alloc_skb(MRC_HEADROOM, GFP_ATOMIC | __GFP_NOWARN);
 	if (!nskb)
 		return NULL;
 	skb_reserve(nskb, MRC_HEADROOM);
-	for (j = 0; j < psh->nr_frags; j++) {
-		const skb_frag_t *f = &psh->frags[j];
-
-		__skb_fill_page_desc(nskb, j, skb_frag_page(f), skb_frag_off(f),
-				     skb_frag_size(f));
-		get_page(skb_frag_page(f));
-	}
-	skb_shinfo(nskb)->nr_frags = psh->nr_frags;
-	nskb->len = skb->len;
-	nskb->data_len = skb->len;
-	nskb->truesize += skb->len;
+	mrc_skb_ref_payload(nskb, skb);
+	nskb->truesize += nskb->data_len;
 	return nskb;
 }
 
@@ -419,7 +428,7 @@ static void mrc_xmit_batch(struct sock *sk, struct sk_buff **pkts, u32 n,
 	struct page *hpage = NULL;
 	struct sk_buff *gso;
 	void *hdrs = NULL;
-	u32 i, j, hoff = 0;
+	u32 i, hoff = 0;
 
 	gso = alloc_skb(MRC_HEADROOM + hlen, GFP_ATOMIC | __GFP_NOWARN);
 	if (gso) {
@@ -440,7 +449,6 @@ static void mrc_xmit_batch(struct sock *sk, struct sk_buff **pkts, u32 n,
 	sh = skb_shinfo(gso);
 	for (i = 0; i < n; i++) {
 		struct mrc_tx_cb *cb = MRC_TX_CB(pkts[i]);
-		const struct skb_shared_info *psh = skb_shinfo(pkts[i]);
 
 		mrc_count_xmit(sk, cb, p, now);
 		if (!i) {
@@ -457,16 +465,7 @@ static void mrc_xmit_batch(struct sock *sk, struct sk_buff **pkts, u32 n,
 			gso->len += hlen;
 			gso->data_len += hlen;
 		}
-		for (j = 0; j < psh->nr_frags; j++) {
-			const skb_frag_t *f = &psh->frags[j];
-
-			__skb_fill_page_desc(gso, sh->nr_frags++,
-					     skb_frag_page(f), skb_frag_off(f),
-					     skb_frag_size(f));
-			get_page(skb_frag_page(f));
-		}
-		gso->len += cb->len;
-		gso->data_len += cb->len;
+		mrc_skb_ref_payload(gso, pkts[i]);
 	}
 	gso->truesize += gso->data_len;
 	sh->gso_size = hlen + mrc_sk(sk)->snd_mss;

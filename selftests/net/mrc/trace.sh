@@ -204,7 +204,7 @@ test_drops() {
 
 	tc -n "$A" qdisc del dev veth-a root 2> /dev/null
 	text=$(mrc_text)
-	[ -n "$text" ] || { echo "no mrc.ko functions in /proc/kallsyms"; return 1; }
+	[ -n "$text" ] || { echo "mrc.ko's code not found (sections or /proc/kallsyms)"; return 1; }
 	[ -d "$T/events/skb/kfree_skb" ] || { echo "no skb:kfree_skb event"; return "$KSFT_SKIP"; }
 	# Every counter of a packet the module frees for a reason.
 	names=$(ip netns exec "$A" awk '$1 ~ /^(Drop|TxNoRoute$|TxNoPath$|TxErrors$)/ { print $1 }' \
