@@ -545,7 +545,44 @@ struct mrc_tx_cb {
 	   probed:1;
 };
 
-#define MRC_TX_CB(skb)	((struct mrc_tx_cb *)(skb)->cb)
+/**
+ * struct mrc_txpkt - a DATA packet the sender keeps until it is delivered:
+ *	an entry of &mrc_sock.txq
+ * @cb: its state
+ * @chunk: the buffer that holds its payload (struct mrc_chunk_cb), of
+ *	which the entry holds a reference; NULL when the entry is free
+ *
+ * The payload is the @cb->len bytes at offset @cb->offset -
+ * &mrc_chunk_cb.offset of @chunk. A transmission references them there.
+ */
+struct mrc_txpkt {
+	struct mrc_tx_cb cb;
+	struct sk_buff *chunk;
+};
+
+#define MRC_TX_CB(pkt)	(&(pkt)->cb)
+
+/**
+ * struct mrc_chunk_cb - control block of a buffer of a message to send
+ * @msn: the message's sequence number
+ * @offset: offset of the buffer's first byte in the message
+ * @msg_len: length of the message
+ * @cut: bytes of the buffer cut into packets so far (at the first
+ *	transmission of each, at the MSS of the time)
+ *
+ * sendmsg() copies a message into buffers of up to 64 KB, each an skb of
+ * page fragments only, and queues them on sk_write_queue. A buffer leaves
+ * the queue once it is all cut into packets; the packets' entries in the
+ * ring hold it, and the last one delivered frees it, with its charge.
+ */
+struct mrc_chunk_cb {
+	u32 msn;
+	u32 offset;
+	u32 msg_len;
+	u32 cut;
+};
+
+#define MRC_CHUNK_CB(skb)	((struct mrc_chunk_cb *)(skb)->cb)
 
 /**
  * struct mrc_rx_cb - control block of a received DATA payload
@@ -686,8 +723,8 @@ struct mrc_stats {
  * @snd_isn: our first PSN
  * @snd_mss: DATA payload bytes per packet of the messages sendmsg() cuts
  *	from now on: @mss, lowered to fit the narrowest path known
- * @snd_truesize: true size of the latest packet of @snd_mss bytes queued:
- *	what each packet of a bulk sender takes of SO_SNDBUF
+ * @snd_truesize: what a packet of @snd_mss bytes takes of SO_SNDBUF, in
+ *	the latest full buffer of a message queued (struct mrc_chunk_cb)
  * @ptb_mtu: a Packet Too Big that came while a process held the socket:
  *	the MTU it reports (MRC_DEFER_PMTU)
  * @ptb_psn: the PSN of the packet it quotes
@@ -696,9 +733,9 @@ struct mrc_stats {
  * @snd_nxt: next PSN to send
  * @snd_msn: next message sequence number to assign
  * @txq: sent packets not yet delivered, indexed by PSN % MRC_WND: an
- *	array of MRC_WND, which sendmsg() allocates and which is freed when
- *	nothing is in flight or queued (NULL then), so that an idle
- *	connection does not keep it
+ *	array of MRC_WND entries, which sendmsg() allocates and which is
+ *	freed when nothing is in flight or queued (NULL then), so that an
+ *	idle connection does not keep it
  * @outstanding: packets in @txq
  * @lost: packets in @txq marked lost
  * @inflight_bytes: payload bytes in @txq
@@ -841,7 +878,7 @@ struct mrc_sock {
 	u32 snd_una;
 	u32 snd_nxt;
 	u32 snd_msn;
-	struct sk_buff **txq;
+	struct mrc_txpkt *txq;
 	u32 outstanding;
 	u32 lost;
 	u32 inflight_bytes;

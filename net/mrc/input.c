@@ -748,12 +748,12 @@ static u32 mrc_tx_delivered(struct sock *sk, u32 psn, u32 now, int marked,
 			    u32 tsecr, bool dup)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
-	struct sk_buff *skb = mrc_txq_get(msk, psn);
+	struct mrc_txpkt *pkt = mrc_txq_get(msk, psn);
 	struct mrc_tx_cb *cb;
 
-	if (!skb || MRC_TX_CB(skb)->psn != psn)
+	if (!pkt || pkt->cb.psn != psn)
 		return 0;
-	cb = MRC_TX_CB(skb);
+	cb = MRC_TX_CB(pkt);
 	msk->stats.bytes_acked += cb->len;
 	mrc_cp_on_delivered(sk, cb, now, (int)cb->pidx == marked, tsecr);
 	/* The probe's copy arrived first: the first copy did not. */
@@ -771,8 +771,8 @@ static u32 mrc_tx_delivered(struct sock *sk, u32 psn, u32 now, int marked,
 		msk->lost--;
 	msk->outstanding--;
 	msk->inflight_bytes -= cb->len;
-	msk->txq[psn % MRC_WND] = NULL;
-	consume_skb(skb);
+	consume_skb(pkt->chunk);
+	pkt->chunk = NULL;
 	return 1;
 }
 
@@ -957,7 +957,7 @@ static bool mrc_rcv_nack(struct sock *sk, struct sk_buff *skb)
 	struct mrc_sock *msk = mrc_sk(sk);
 	u32 psn = ntohl(n->psn);
 	struct mrc_tx_cb *cb;
-	struct sk_buff *pkt;
+	struct mrc_txpkt *pkt;
 
 	MRC_INC(sock_net(sk), IN_NACKS);
 	if (mrc_psn_before(psn, msk->snd_una) ||

@@ -319,13 +319,13 @@ void mrc_cp_refresh(struct sock *sk)
 		st[i].inflight = 0;
 	for (psn = msk->snd_una; mrc_psn_before(psn, msk->snd_nxt);
 	     psn = mrc_psn_add(psn, 1)) {
-		struct sk_buff *skb = mrc_txq_get(msk, psn);
+		struct mrc_txpkt *pkt = mrc_txq_get(msk, psn);
 		struct mrc_tx_cb *cb;
 		int j;
 
-		if (!skb)
+		if (!pkt)
 			continue;
-		cb = MRC_TX_CB(skb);
+		cb = MRC_TX_CB(pkt);
 		/* Entries move: which copy was lost where is forgotten. */
 		cb->lost_pidx = MRC_PIDX_NONE;
 		if (cb->pidx == MRC_PIDX_NONE)
@@ -818,10 +818,10 @@ bool mrc_cp_retire(struct sock *sk, const struct mrc_tx_cb *cb)
 	cs->undo_retired_us = mrc_now_us();
 	for (psn = msk->snd_una; mrc_psn_before(psn, msk->snd_nxt);
 	     psn = mrc_psn_add(psn, 1)) {
-		struct sk_buff *skb = mrc_txq_get(msk, psn);
+		struct mrc_txpkt *pkt = mrc_txq_get(msk, psn);
 
-		if (skb && MRC_TX_CB(skb)->pidx == i && !MRC_TX_CB(skb)->lost) {
-			mrc_mark_lost(sk, MRC_TX_CB(skb), MRC_LOST_PATH_RETIRED);
+		if (pkt && pkt->cb.pidx == i && !pkt->cb.lost) {
+			mrc_mark_lost(sk, &pkt->cb, MRC_LOST_PATH_RETIRED);
 			MRC_INC(net, PATH_MOVED);
 		}
 	}
@@ -832,10 +832,10 @@ bool mrc_cp_retire(struct sock *sk, const struct mrc_tx_cb *cb)
 static bool mrc_ack_covers(struct mrc_sock *msk, u32 psn, u32 cum,
 			   const unsigned long *sack)
 {
-	struct sk_buff *skb = mrc_txq_get(msk, psn);
+	struct mrc_txpkt *pkt = mrc_txq_get(msk, psn);
 	u32 k = mrc_psn_sub(psn, mrc_psn_add(cum, 1));
 
-	if (!skb || MRC_TX_CB(skb)->psn != psn ||
+	if (!pkt || pkt->cb.psn != psn ||
 	    mrc_psn_before(psn, msk->snd_una))
 		return false;
 	return mrc_psn_before(psn, cum) ||

@@ -302,39 +302,56 @@ static void mrc_xmit_outcome(struct sock *sk, u32 i, bool dropped, u32 now)
 		cs->qdrop_run++;
 }
 
-/* A packet may join a GSO batch: its payload is all in page fragments
- * (mrc_skb_from_msg()), which the batch references.
- */
-static bool mrc_batchable(const struct sk_buff *skb)
+/* Fragments of buffer @chunk that hold its @len bytes at @off. */
+static u32 mrc_chunk_nr_frags(const struct sk_buff *chunk, u32 off, u32 len)
 {
-	return !skb_headlen(skb);
-}
+	const struct skb_shared_info *csh = skb_shinfo(chunk);
+	u32 end = off + len, pos = 0, j, n = 0;
 
-/* Append the payload of packet @pkt (mrc_batchable()) to @to's fragments,
- * referencing its pages. The caller made room and accounts the true size.
- */
-static void mrc_skb_ref_payload(struct sk_buff *to, const struct sk_buff *pkt)
-{
-	const struct skb_shared_info *psh = skb_shinfo(pkt);
-	struct skb_shared_info *sh = skb_shinfo(to);
-	u32 j;
+	for (j = 0; j < csh->nr_frags && pos < end; j++) {
+		u32 fs = skb_frag_size(&csh->frags[j]);
 
-	for (j = 0; j < psh->nr_frags; j++) {
-		const skb_frag_t *f = &psh->frags[j];
-
-		__skb_fill_page_desc(to, sh->nr_frags++, skb_frag_page(f),
-				     skb_frag_off(f), skb_frag_size(f));
-		get_page(skb_frag_page(f));
+		n += pos + fs > off;
+		pos += fs;
 	}
-	to->len += pkt->len;
-	to->data_len += pkt->len;
+	return n;
 }
 
-/* A packet whose payload is all in page fragments (mrc_batchable()) as
- * one skb of its own to send, with room for the headers, that references
- * the payload as a batch does. NULL without memory.
+/* Append the payload of packet @pkt to @to's fragments, referencing the
+ * pages of its buffer. The caller made room (mrc_batch_frags()) and
+ * accounts the true size.
  */
-static struct sk_buff *mrc_xmit_skb(const struct sk_buff *skb)
+static void mrc_skb_ref_payload(struct sk_buff *to,
+				const struct mrc_txpkt *pkt)
+{
+	const struct skb_shared_info *csh = skb_shinfo(pkt->chunk);
+	u32 off = pkt->cb.offset - MRC_CHUNK_CB(pkt->chunk)->offset;
+	struct skb_shared_info *sh = skb_shinfo(to);
+	u32 left = pkt->cb.len, j;
+
+	for (j = 0; left && j < csh->nr_frags; j++) {
+		const skb_frag_t *f = &csh->frags[j];
+		u32 fs = skb_frag_size(f), n;
+
+		if (off >= fs) {
+			off -= fs;
+			continue;
+		}
+		n = min(fs - off, left);
+		__skb_fill_page_desc(to, sh->nr_frags++, skb_frag_page(f),
+				     skb_frag_off(f) + off, n);
+		get_page(skb_frag_page(f));
+		off = 0;
+		left -= n;
+	}
+	to->len += pkt->cb.len;
+	to->data_len += pkt->cb.len;
+}
+
+/* A packet as one skb of its own to send, with room for the headers, that
+ * references the payload as a batch does. NULL without memory.
+ */
+static struct sk_buff *mrc_xmit_skb(const struct mrc_txpkt *pkt)
 {
 	struct sk_buff *nskb;
 
@@ -342,7 +359,7 @@ static struct sk_buff *mrc_xmit_skb(const struct sk_buff *skb)
 	if (!nskb)
 		return NULL;
 	skb_reserve(nskb, MRC_HEADROOM);
-	mrc_skb_ref_payload(nskb, skb);
+	mrc_skb_ref_payload(nskb, pkt);
 	nskb->truesize += nskb->data_len;
 	return nskb;
 }
@@ -350,10 +367,10 @@ static struct sk_buff *mrc_xmit_skb(const struct sk_buff *skb)
 /* Transmit (a copy of) one DATA packet kept in the ring on path entry @i,
  * stamped @now.
  */
-static void mrc_xmit_data(struct sock *sk, struct sk_buff *skb, u32 i,
+static void mrc_xmit_data(struct sock *sk, struct mrc_txpkt *pkt, u32 i,
 			  u32 now)
 {
-	struct mrc_tx_cb *cb = MRC_TX_CB(skb);
+	struct mrc_tx_cb *cb = MRC_TX_CB(pkt);
 	u16 ev = mrc_cps(mrc_sk(sk))->p[i].id;
 	bool noroute = false;
 	struct sk_buff *nskb;
@@ -362,14 +379,7 @@ static void mrc_xmit_data(struct sock *sk, struct sk_buff *skb, u32 i,
 	 * what its losses and deliveries will take away.
 	 */
 	mrc_count_xmit(sk, cb, i, now);
-	/* A packet in page fragments has no headroom: its own skb. Else a
-	 * copy still queued below us owns the headroom: copy, not clone.
-	 */
-	if (mrc_batchable(skb))
-		nskb = mrc_xmit_skb(skb);
-	else
-		nskb = skb_cloned(skb) ? pskb_copy(skb, GFP_ATOMIC) :
-					 skb_clone(skb, GFP_ATOMIC);
+	nskb = mrc_xmit_skb(pkt);
 	if (nskb) {
 		int err;
 
@@ -401,12 +411,13 @@ static void mrc_xmit_data(struct sock *sk, struct sk_buff *skb, u32 i,
 #define MRC_GSO_BYTES	(64000 - sizeof(struct udphdr))
 #define MRC_GSO_SEGS	64
 
-/* Fragments a packet takes in a batch: its header (but the first's, in
- * the linear part) and its payload's.
+/* Fragments a packet of @len bytes at @off of buffer @chunk takes in a
+ * batch: its header (but the first's, in the linear part) and its
+ * payload's.
  */
-static u32 mrc_batch_frags(const struct sk_buff *skb)
+static u32 mrc_batch_frags(const struct sk_buff *chunk, u32 off, u32 len)
 {
-	return 1 + skb_shinfo(skb)->nr_frags;
+	return 1 + mrc_chunk_nr_frags(chunk, off, len);
 }
 
 /* Transmit n > 1 consecutive new packets, all but the last full-sized and
@@ -417,7 +428,7 @@ static u32 mrc_batch_frags(const struct sk_buff *skb)
  * sendmsg() put it. Falls back to one skb a packet when the batch
  * cannot be allocated.
  */
-static void mrc_xmit_batch(struct sock *sk, struct sk_buff **pkts, u32 n,
+static void mrc_xmit_batch(struct sock *sk, struct mrc_txpkt **pkts, u32 n,
 			   u32 p, u32 now)
 {
 	u16 ev = mrc_cps(mrc_sk(sk))->p[p].id;
@@ -501,7 +512,7 @@ static u32 mrc_inflight(const struct mrc_sock *msk)
  */
 static bool mrc_ask_ack(struct mrc_sock *msk, u32 psn, bool last)
 {
-	const struct sk_buff *asked = NULL;
+	const struct mrc_txpkt *asked = NULL;
 
 	msk->ack_req_gap++;
 	if (!last) {
@@ -518,8 +529,8 @@ static bool mrc_ask_ack(struct mrc_sock *msk, u32 psn, bool last)
 			goto ask;
 		if (!mrc_psn_before(msk->ack_req_psn, msk->snd_una))
 			asked = mrc_txq_get(msk, msk->ack_req_psn);
-		if (asked && MRC_TX_CB(asked)->psn == msk->ack_req_psn &&
-		    !MRC_TX_CB(asked)->lost &&
+		if (asked && asked->cb.psn == msk->ack_req_psn &&
+		    !asked->cb.lost &&
 		    msk->ack_req_gap < max_t(u32, msk->cwnd / 2, 1))
 			return false;
 	}
@@ -566,7 +577,7 @@ static void mrc_poll_paths(struct sock *sk)
  * under emulation it costs as much as the rest of a small packet's send.
  * The send loops keep 0 for "not read yet".
  */
-static void mrc_send_batch(struct sock *sk, struct sk_buff **pkts, u32 n,
+static void mrc_send_batch(struct sock *sk, struct mrc_txpkt **pkts, u32 n,
 			   u32 p, u32 now)
 {
 	if (n == 1)
@@ -589,32 +600,32 @@ static void mrc_retransmit_lost(struct sock *sk, bool head)
 		mrc_cps(msk)->cell = 1;
 	for (psn = msk->snd_una; mrc_psn_before(psn, msk->snd_nxt);
 	     psn = mrc_psn_add(psn, 1)) {
-		struct sk_buff *skb = mrc_txq_get(msk, psn);
+		struct mrc_txpkt *pkt = mrc_txq_get(msk, psn);
 
 		if (!msk->lost)
 			break;
-		if (!skb || !MRC_TX_CB(skb)->lost)
+		if (!pkt || !pkt->cb.lost)
 			continue;
 		if (mrc_inflight(msk) >= msk->cwnd && !head)
 			break;
 		/* Read once something is to go. */
 		if (!now)
 			now = mrc_clock_us(msk);
-		i = mrc_cp_choose(sk, MRC_TX_CB(skb)->pidx, now);
+		i = mrc_cp_choose(sk, pkt->cb.pidx, now);
 		if (i < 0) {
 			MRC_INC(sock_net(sk), TX_NO_PATH);
 			mrc_poll_paths(sk);
 			break;
 		}
-		MRC_TX_CB(skb)->lost = 0;
+		pkt->cb.lost = 0;
 		msk->lost--;
-		MRC_TX_CB(skb)->ack_req =
-			mrc_ask_ack(msk, MRC_TX_CB(skb)->psn, !msk->lost &&
+		pkt->cb.ack_req =
+			mrc_ask_ack(msk, pkt->cb.psn, !msk->lost &&
 				    skb_queue_empty(&sk->sk_write_queue));
-		mrc_xmit_data(sk, skb, i, now);
+		mrc_xmit_data(sk, pkt, i, now);
 		head = false;
 		/* The local queue is full: no more into it until the tick. */
-		if (MRC_TX_CB(skb)->qdrop)
+		if (pkt->cb.qdrop)
 			break;
 	}
 }
@@ -705,19 +716,23 @@ static void mrc_send_new(struct sock *sk, bool probe)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
 	enum mrc_send_limit limit = MRC_SL_BUSY;
-	struct sk_buff *batch[MRC_GSO_SEGS];
+	struct mrc_txpkt *batch[MRC_GSO_SEGS];
 	u32 n = 0, bytes = 0, frags = 0, bp = 0, now = 0;
 	bool alone = READ_ONCE(mrc_spray_burst) == 1;
-	struct sk_buff *skb;
+	struct sk_buff *chunk;
 	int p;
 
-	skb = skb_peek(&sk->sk_write_queue);
-	if (skb)
+	chunk = skb_peek(&sk->sk_write_queue);
+	if (chunk)
 		mrc_cps(msk)->cell = mrc_cell_pkts(msk);
-	for (; skb; skb = skb_peek(&sk->sk_write_queue)) {
-		struct mrc_tx_cb *cb = MRC_TX_CB(skb);
+	for (; chunk; chunk = skb_peek(&sk->sk_write_queue)) {
+		struct mrc_chunk_cb *ccb = MRC_CHUNK_CB(chunk);
+		u32 len = min_t(u32, chunk->len - ccb->cut, msk->snd_mss);
+		struct mrc_txpkt *pkt;
+		struct mrc_tx_cb *cb;
+		u32 pf;
 
-		limit = mrc_send_limit_of(msk, cb->len, probe);
+		limit = mrc_send_limit_of(msk, len, probe);
 		if (limit != MRC_SL_IDLE)
 			break;
 		limit = MRC_SL_BUSY;
@@ -728,16 +743,13 @@ static void mrc_send_new(struct sock *sk, bool probe)
 			MRC_INC(sock_net(sk), TX_NO_PATH);
 			break;
 		}
-		/* A batch holds consecutive packets of one path, cut to the
-		 * connection's packet size, whose payloads it can reference
-		 * within its fragments: a packet cut before a path's MTU
-		 * lowered it goes alone, as does one in a linear buffer.
+		/* A batch holds consecutive packets of one path, whose
+		 * payloads it can reference within its fragments.
 		 */
-		if (n && (p != bp || cb->len > msk->snd_mss ||
-			  !mrc_batchable(skb) || !mrc_batchable(batch[0]) ||
-			  frags + mrc_batch_frags(skb) > MAX_SKB_FRAGS)) {
+		pf = mrc_batch_frags(chunk, ccb->cut, len);
+		if (n && (p != bp || frags + pf > MAX_SKB_FRAGS)) {
 			mrc_send_batch(sk, batch, n, bp, now);
-			if (MRC_TX_CB(batch[n - 1])->qdrop)
+			if (batch[n - 1]->cb.qdrop)
 				return;
 			n = 0;
 			bytes = 0;
@@ -745,10 +757,26 @@ static void mrc_send_new(struct sock *sk, bool probe)
 		}
 		bp = p;
 		probe = false;
-		__skb_unlink(skb, &sk->sk_write_queue);
+		/* The packet, cut at the packet size of now. Its entry holds
+		 * the buffer, which leaves the queue once all cut.
+		 */
+		pkt = &msk->txq[msk->snd_nxt % MRC_WND];
+		DEBUG_NET_WARN_ON_ONCE(pkt->chunk);
+		cb = &pkt->cb;
+		memset(cb, 0, sizeof(*cb));
+		cb->lost_pidx = MRC_PIDX_NONE;
+		cb->msn = ccb->msn;
+		cb->offset = ccb->offset + ccb->cut;
+		cb->msg_len = ccb->msg_len;
+		cb->len = len;
+		pkt->chunk = skb_get(chunk);
+		ccb->cut += len;
+		if (ccb->cut == chunk->len) {
+			__skb_unlink(chunk, &sk->sk_write_queue);
+			consume_skb(chunk);
+		}
 		cb->psn = msk->snd_nxt;
 		msk->snd_nxt = mrc_psn_add(msk->snd_nxt, 1);
-		msk->txq[cb->psn % MRC_WND] = skb;
 		if (!msk->outstanding++)
 			msk->busy_gen++;
 		msk->inflight_bytes += cb->len;
@@ -756,8 +784,8 @@ static void mrc_send_new(struct sock *sk, bool probe)
 					  skb_queue_empty(&sk->sk_write_queue));
 
 		/* The first packet's header is in the batch's linear part. */
-		frags += mrc_batch_frags(skb) - !n;
-		batch[n++] = skb;
+		frags += pf - !n;
+		batch[n++] = pkt;
 		bytes += sizeof(struct mrc_data) + cb->len;
 		/* A batch ends with a short packet or when it is full; with
 		 * spray_burst 1, every packet goes alone, even when the
@@ -767,7 +795,7 @@ static void mrc_send_new(struct sock *sk, bool probe)
 		    bytes + sizeof(struct mrc_data) + msk->snd_mss <= MRC_GSO_BYTES)
 			continue;
 		mrc_send_batch(sk, batch, n, bp, now);
-		if (MRC_TX_CB(skb)->qdrop)
+		if (cb->qdrop)
 			return;
 		now = 0;
 		n = 0;
@@ -776,9 +804,9 @@ static void mrc_send_new(struct sock *sk, bool probe)
 	}
 	if (n)
 		mrc_send_batch(sk, batch, n, bp, now);
-	if (!skb && !msk->outstanding)
+	if (!chunk && !msk->outstanding)
 		limit = MRC_SL_IDLE;
-	else if (!skb && msk->stats.snd_waiting)
+	else if (!chunk && msk->stats.snd_waiting)
 		limit = MRC_SL_SNDBUF;
 	mrc_send_limit_set(msk, limit);
 }
@@ -869,23 +897,23 @@ static bool mrc_local_failed(struct mrc_sock *msk, u32 i, u32 now)
  * declared lost, trimmed, or dropped or unrouted here is being repaired
  * by its own rule already.
  */
-static struct sk_buff *mrc_tail_skb(const struct mrc_sock *msk)
+static struct mrc_txpkt *mrc_tail_pkt(const struct mrc_sock *msk)
 {
 	u32 psn = msk->snd_nxt;
 
 	while (mrc_psn_after(psn, msk->snd_una)) {
 		const struct mrc_tx_cb *cb;
-		struct sk_buff *skb;
+		struct mrc_txpkt *pkt;
 
 		psn = mrc_psn_add(psn, -1);
-		skb = mrc_txq_get(msk, psn);
-		if (!skb)
+		pkt = mrc_txq_get(msk, psn);
+		if (!pkt)
 			continue;
-		cb = MRC_TX_CB(skb);
+		cb = MRC_TX_CB(pkt);
 		if (cb->lost || cb->trimmed || cb->qdrop || cb->noroute ||
 		    cb->pidx == MRC_PIDX_NONE)
 			return NULL;
-		return skb;
+		return pkt;
 	}
 	return NULL;
 }
@@ -945,7 +973,7 @@ static void mrc_rto_restart(struct sock *sk, u32 wait_us)
 static void mrc_tail_probe(struct sock *sk)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
-	struct sk_buff *skb;
+	struct mrc_txpkt *pkt;
 	struct mrc_tx_cb *cb;
 	u32 now, pto, since;
 	s32 left;
@@ -954,10 +982,10 @@ static void mrc_tail_probe(struct sock *sk)
 	if (!READ_ONCE(mrc_tail_probes) || msk->tlp_out || msk->lost ||
 	    !msk->outstanding || msk->outage_start)
 		return;
-	skb = mrc_tail_skb(msk);
-	if (!skb)
+	pkt = mrc_tail_pkt(msk);
+	if (!pkt)
 		return;
-	cb = MRC_TX_CB(skb);
+	cb = MRC_TX_CB(pkt);
 	pto = mrc_tail_pto_us(msk, cb);
 	if (!pto)
 		return;
@@ -991,7 +1019,7 @@ static void mrc_tail_probe(struct sock *sk)
 	cb->lost_pidx = cb->pidx;
 	cb->lost_xmit_us = cb->xmit_us;
 	cb->ack_req = 1;
-	mrc_xmit_data(sk, skb, i, now);
+	mrc_xmit_data(sk, pkt, i, now);
 	cb->probed = 1;
 	/* It repairs nothing known lost: neither it nor the duplicate it
 	 * may draw counts towards undoing a window reduction (see
@@ -1060,11 +1088,11 @@ void mrc_tx_purge(struct sock *sk)
 	struct mrc_sock *msk = mrc_sk(sk);
 	unsigned int i;
 
-	__skb_queue_purge(&sk->sk_write_queue);
 	for (i = 0; msk->txq && i < MRC_WND; i++)
-		kfree_skb(msk->txq[i]);
-	kfree(msk->txq);
+		kfree_skb(msk->txq[i].chunk);
+	kvfree(msk->txq);
 	msk->txq = NULL;
+	__skb_queue_purge(&sk->sk_write_queue);
 	msk->outstanding = 0;
 	msk->lost = 0;
 	msk->inflight_bytes = 0;
@@ -1083,7 +1111,8 @@ int mrc_txq_alloc(struct sock *sk)
 	struct mrc_sock *msk = mrc_sk(sk);
 
 	if (!msk->txq)
-		msk->txq = kcalloc(MRC_WND, sizeof(*msk->txq), sk->sk_allocation);
+		msk->txq = kvcalloc(MRC_WND, sizeof(*msk->txq),
+				    sk->sk_allocation);
 	if (!msk->txq || mrc_cp_start(sk, sk->sk_allocation))
 		return -ENOBUFS;
 	return 0;
@@ -1094,7 +1123,7 @@ int mrc_txq_alloc(struct sock *sk)
  * @sk: the socket, locked
  *
  * With nothing in flight and nothing queued the ring is empty; an idle
- * connection does not keep its 2 KB. sendmsg() makes it again.
+ * connection does not keep its 10 KB. sendmsg() makes it again.
  */
 void mrc_txq_release(struct sock *sk)
 {
@@ -1102,7 +1131,7 @@ void mrc_txq_release(struct sock *sk)
 
 	if (msk->txq && !msk->outstanding &&
 	    skb_queue_empty(&sk->sk_write_queue)) {
-		kfree(msk->txq);
+		kvfree(msk->txq);
 		msk->txq = NULL;
 	}
 }
@@ -1266,13 +1295,13 @@ static void mrc_late_scan(struct sock *sk, u32 now, unsigned long *after,
 	bitmap_zero(ontime, MRC_PATHS_PER_SET_MAX);
 	for (psn = msk->snd_una; mrc_psn_before(psn, msk->snd_nxt);
 	     psn = mrc_psn_add(psn, 1)) {
-		struct sk_buff *skb = mrc_txq_get(msk, psn);
+		struct mrc_txpkt *pkt = mrc_txq_get(msk, psn);
 		const struct mrc_cpstate *cs;
 		struct mrc_tx_cb *cb;
 
-		if (!skb)
+		if (!pkt)
 			continue;
-		cb = MRC_TX_CB(skb);
+		cb = MRC_TX_CB(pkt);
 		if (!mrc_out_since_rack(msk, cb))
 			continue;
 		cs = &st[cb->pidx];
@@ -1333,13 +1362,13 @@ static u32 mrc_late_wait(struct sock *sk, u32 now, const unsigned long *after,
 	bitmap_zero(seen, MRC_PATHS_PER_SET_MAX);
 	for (psn = msk->snd_una; mrc_psn_before(psn, msk->snd_nxt);
 	     psn = mrc_psn_add(psn, 1)) {
-		struct sk_buff *skb = mrc_txq_get(msk, psn);
+		struct mrc_txpkt *pkt = mrc_txq_get(msk, psn);
 		struct mrc_tx_cb *cb;
 		s32 left;
 
-		if (!skb)
+		if (!pkt)
 			continue;
-		cb = MRC_TX_CB(skb);
+		cb = MRC_TX_CB(pkt);
 		if (!mrc_out_since_rack(msk, cb) || cb->pidx == pidx ||
 		    !test_bit(cb->pidx, after) || !test_bit(cb->pidx, ontime) ||
 		    __test_and_set_bit(cb->pidx, seen))
@@ -1395,15 +1424,15 @@ u32 mrc_detect_losses(struct sock *sk)
 
 	for (psn = msk->snd_una; mrc_psn_before(psn, msk->snd_nxt);
 	     psn = mrc_psn_add(psn, 1)) {
-		struct sk_buff *skb = mrc_txq_get(msk, psn);
+		struct mrc_txpkt *pkt = mrc_txq_get(msk, psn);
 		const struct mrc_cpstate *cs;
 		struct mrc_tx_cb *cb;
 		s32 left;
 		u32 tmo;
 
-		if (!skb)
+		if (!pkt)
 			continue;
-		cb = MRC_TX_CB(skb);
+		cb = MRC_TX_CB(pkt);
 		if (cb->lost)
 			continue;
 		if (cb->noroute) {
@@ -1533,13 +1562,13 @@ static void mrc_rto_fired(struct sock *sk)
 	base = max(msk->rto_us, msk->path_rto_us);
 	for (psn = msk->snd_una; mrc_psn_before(psn, msk->snd_nxt);
 	     psn = mrc_psn_add(psn, 1)) {
-		struct sk_buff *skb = mrc_txq_get(msk, psn);
+		struct mrc_txpkt *pkt = mrc_txq_get(msk, psn);
 		struct mrc_tx_cb *cb;
 		u32 tmo;
 
-		if (!skb || MRC_TX_CB(skb)->lost)
+		if (!pkt || pkt->cb.lost)
 			continue;
-		cb = MRC_TX_CB(skb);
+		cb = MRC_TX_CB(pkt);
 		if (cb->trimmed) {
 			/* Known not to be in the network: no loss. */
 			mrc_mark_released(sk, cb);

@@ -54,9 +54,15 @@ struct mrc_reply {
  * Return: the packet, which may be of another PSN, or NULL: none, or no
  * ring while nothing is in flight.
  */
-static inline struct sk_buff *mrc_txq_get(const struct mrc_sock *msk, u32 psn)
+static inline struct mrc_txpkt *
+mrc_txq_get(const struct mrc_sock *msk, u32 psn)
 {
-	return msk->txq ? msk->txq[psn % MRC_WND] : NULL;
+	struct mrc_txpkt *pkt;
+
+	if (!msk->txq)
+		return NULL;
+	pkt = &msk->txq[psn % MRC_WND];
+	return pkt->chunk ? pkt : NULL;
 }
 
 /* The longest the peer may hold an ACK: ack_delay_us rounded up to

@@ -108,12 +108,12 @@ static void mrc_release_too_big(struct sock *sk, u32 i)
 
 	for (psn = msk->snd_una; mrc_psn_before(psn, msk->snd_nxt);
 	     psn = mrc_psn_add(psn, 1)) {
-		struct sk_buff *skb = mrc_txq_get(msk, psn);
+		struct mrc_txpkt *pkt = mrc_txq_get(msk, psn);
 		struct mrc_tx_cb *cb;
 
-		if (!skb)
+		if (!pkt)
 			continue;
-		cb = MRC_TX_CB(skb);
+		cb = MRC_TX_CB(pkt);
 		if (cb->psn != psn || cb->pidx != i || cb->lost ||
 		    cb->trimmed || over + cb->len <= mtu)
 			continue;
@@ -133,7 +133,7 @@ static void mrc_conn_ptb(struct sock *sk, u16 ev, u32 psn, u32 mtu)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
 	struct net *net = sock_net(sk);
-	struct sk_buff *skb;
+	struct mrc_txpkt *pkt;
 	int i;
 
 	/* As TCP does, only for a packet in flight: nobody else can know
@@ -142,8 +142,8 @@ static void mrc_conn_ptb(struct sock *sk, u16 ev, u32 psn, u32 mtu)
 	if (msk->state != MRC_ESTABLISHED)
 		goto drop;
 	i = mrc_cp_find(mrc_cps(msk), ev);
-	skb = mrc_txq_get(msk, psn);
-	if (i < 0 || !skb || MRC_TX_CB(skb)->psn != psn ||
+	pkt = mrc_txq_get(msk, psn);
+	if (i < 0 || !pkt || pkt->cb.psn != psn ||
 	    mrc_psn_before(psn, msk->snd_una) ||
 	    !mrc_psn_before(psn, msk->snd_nxt))
 		goto drop;

@@ -7,6 +7,7 @@
 #include <linux/net.h>
 #include <linux/random.h>
 #include <linux/sched/signal.h>
+#include <linux/sizes.h>
 #include <net/addrconf.h>
 #include <net/ip.h>
 #include <net/sock.h>
@@ -570,43 +571,38 @@ static int mrc_skb_fill_pages(struct sock *sk, struct sk_buff *skb,
 	return 0;
 }
 
-/* One packet of @plen payload bytes from @msg. The payload is copied
- * once, into page fragments, as TCP's is: consecutive packets share the
- * socket's (or the task's) page, a transmission references it rather
- * than copying it (mrc_xmit_batch(), mrc_xmit_skb()), and a receiver
- * that gets the skb itself (over a veth) is charged about what it holds.
- * The skb holds nothing else: no headroom, no companion clone, for every
- * transmission builds its own skb for the headers. In the linear part,
- * with headroom for every header and a clone to send, only when the
- * fragments run out (order-0 pages and a very large MSS).
+/* A buffer of up to @len bytes of @msg (struct mrc_chunk_cb). The payload
+ * is copied once, into page fragments, as TCP's is: consecutive buffers
+ * share the socket's (or the task's) page, a transmission references it
+ * rather than copying it (mrc_xmit_batch(), mrc_xmit_skb()), and a
+ * receiver that gets the skb itself (over a veth) is charged about what
+ * it holds. The skb holds nothing else: no headroom, for every
+ * transmission builds its own skb for the headers. Shorter than @len
+ * when the fragments run out first (order-0 pages).
  */
-static struct sk_buff *mrc_skb_from_msg(struct sock *sk, struct msghdr *msg,
-					u32 plen, int *err)
+static struct sk_buff *mrc_chunk_from_msg(struct sock *sk, struct msghdr *msg,
+					  u32 len, int *err)
 {
-	struct iov_iter from = msg->msg_iter;
 	struct sk_buff *skb;
 
 	skb = alloc_skb(0, sk->sk_allocation);
-	if (!skb)
-		goto nobufs;
-	*err = mrc_skb_fill_pages(sk, skb, msg, plen);
-	if (*err != -EMSGSIZE)
-		goto out;
-	consume_skb(skb);
-	msg->msg_iter = from;
-	skb = alloc_skb_fclone(MRC_HEADROOM + plen, sk->sk_allocation);
-	if (!skb)
-		goto nobufs;
-	skb_reserve(skb, MRC_HEADROOM);
-	*err = memcpy_from_msg(skb_put(skb, plen), msg, plen);
-out:
+	if (!skb) {
+		*err = -ENOBUFS;
+		return NULL;
+	}
+	*err = mrc_skb_fill_pages(sk, skb, msg, len);
+	if (*err == -EMSGSIZE && skb->len)
+		*err = 0;
 	if (!*err)
 		return skb;
 	kfree_skb(skb);
 	return NULL;
-nobufs:
-	*err = -ENOBUFS;
-	return NULL;
+}
+
+/* Bytes of a message's buffer: whole packets of @mss, up to 64 KB. */
+static u32 mrc_chunk_max(u32 mss)
+{
+	return max_t(u32, mss, rounddown(SZ_64K, mss ?: 1));
 }
 
 static int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
@@ -615,7 +611,7 @@ static int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	struct mrc_sock *msk = mrc_sk(sk);
 	struct sk_buff_head q;
 	struct sk_buff *skb;
-	u32 off = 0, plen;
+	u32 off = 0, cmax;
 	long timeo;
 	int err;
 
@@ -658,31 +654,30 @@ static int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	if (err)
 		goto out;
 	/* The whole message is queued at once: at most one message over
-	 * SO_SNDBUF, and never half a message. Its packets are charged
-	 * from one forward allocation, taken here for as many packets as
-	 * the latest full one, when there was one: a charge that finds it
-	 * short takes more (mrc_mem_charge_w()).
+	 * SO_SNDBUF, and never half a message. It is cut into packets as
+	 * they first go (mrc_send_new()); an empty message is one empty
+	 * buffer, and one empty packet.
 	 */
-	if (msk->snd_truesize)
-		sk_wmem_schedule(sk, DIV_ROUND_UP(len, msk->snd_mss) *
-				 msk->snd_truesize);
+	cmax = mrc_chunk_max(msk->snd_mss);
 	do {
-		plen = min_t(u32, len - off, msk->snd_mss);
-		skb = mrc_skb_from_msg(sk, msg, plen, &err);
+		struct mrc_chunk_cb *ccb;
+
+		skb = mrc_chunk_from_msg(sk, msg, min_t(u32, len - off, cmax),
+					 &err);
 		if (!skb)
 			goto out;
 		__skb_queue_tail(&q, skb);
 		mrc_mem_charge_w(skb, sk);
-		if (plen == msk->snd_mss)
-			msk->snd_truesize = skb->truesize;
-		__skb_header_release(skb);
-		memset(MRC_TX_CB(skb), 0, sizeof(struct mrc_tx_cb));
-		MRC_TX_CB(skb)->lost_pidx = MRC_PIDX_NONE;
-		MRC_TX_CB(skb)->msn = msk->snd_msn;
-		MRC_TX_CB(skb)->offset = off;
-		MRC_TX_CB(skb)->msg_len = len;
-		MRC_TX_CB(skb)->len = plen;
-		off += plen;
+		if (skb->len == cmax)
+			msk->snd_truesize =
+				DIV_ROUND_UP_ULL((u64)skb->truesize *
+						 msk->snd_mss, cmax);
+		ccb = MRC_CHUNK_CB(skb);
+		ccb->msn = msk->snd_msn;
+		ccb->offset = off;
+		ccb->msg_len = len;
+		ccb->cut = 0;
+		off += skb->len;
 	} while (off < len);
 
 	skb_queue_splice_tail_init(&q, &sk->sk_write_queue);
