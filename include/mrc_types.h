@@ -494,9 +494,8 @@ struct mrc_cpaths {
 
 /**
  * struct mrc_tx_cb - control block of a DATA packet the sender keeps
- * @msn: message sequence number
- * @offset: offset of the payload in the message
- * @msg_len: length of the message
+ * @offset: offset of the payload in the message (whose sequence number
+ *	and length its buffer's &struct mrc_chunk_cb holds)
  * @psn: packet sequence number, assigned at first transmission
  * @xmit_us: time of the latest transmission, microseconds
  * @len: payload length
@@ -525,9 +524,7 @@ struct mrc_cpaths {
 #define MRC_PIDX_NONE	U16_MAX
 
 struct mrc_tx_cb {
-	u32 msn;
 	u32 offset;
-	u32 msg_len;
 	u32 psn;
 	u32 xmit_us;
 	u16 len;
@@ -567,11 +564,15 @@ struct mrc_txpkt {
  * @msn: the message's sequence number
  * @offset: offset of the buffer's first byte in the message
  * @msg_len: length of the message
+ * @mss: payload bytes of its packets, but a message's last: &mrc_sock.snd_mss
+ *	when sendmsg() queued it. A path MTU that fell since leaves them
+ *	too big for it: they go in IPv6 fragments, and never in a GSO batch.
  * @cut: bytes of the buffer cut into packets so far (at the first
- *	transmission of each, at the MSS of the time)
+ *	transmission of each)
  *
- * sendmsg() copies a message into buffers of up to 64 KB, each an skb of
- * page fragments only, and queues them on sk_write_queue. A buffer leaves
+ * sendmsg() copies a message into buffers of up to 64 KB, whole packets of
+ * @mss, each an skb of page fragments only, and queues them on
+ * sk_write_queue. A buffer leaves
  * the queue once it is all cut into packets; the packets' entries in the
  * ring hold it, and the last one delivered frees it, with its charge.
  */
@@ -579,6 +580,7 @@ struct mrc_chunk_cb {
 	u32 msn;
 	u32 offset;
 	u32 msg_len;
+	u32 mss;
 	u32 cut;
 };
 
@@ -721,10 +723,10 @@ struct mrc_stats {
  * @nr_pending: length of @pending
  * @accept_closed: the listener is closing; children must not queue
  * @snd_isn: our first PSN
- * @snd_mss: DATA payload bytes per packet of the messages sendmsg() cuts
+ * @snd_mss: DATA payload bytes per packet of the messages sendmsg() queues
  *	from now on: @mss, lowered to fit the narrowest path known
  * @snd_truesize: what a packet of @snd_mss bytes takes of SO_SNDBUF, in
- *	the latest full buffer of a message queued (struct mrc_chunk_cb)
+ *	the latest buffer of at least a packet queued (struct mrc_chunk_cb)
  * @ptb_mtu: a Packet Too Big that came while a process held the socket:
  *	the MTU it reports (MRC_DEFER_PMTU)
  * @ptb_psn: the PSN of the packet it quotes

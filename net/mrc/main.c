@@ -13,6 +13,7 @@
 #include "mem.h"
 #include "mpath.h"
 #include "netlink.h"
+#include "output.h"
 #include "params.h"
 #include "pernet.h"
 #include "socket.h"
@@ -101,6 +102,7 @@ static int __init mrc_init(void)
 	BUILD_BUG_ON(sizeof(struct mrc_rst) != 20);
 	BUILD_BUG_ON(sizeof(struct mrc_probe) != 24);
 	BUILD_BUG_ON(MRC_SACK_BITS != MRC_WND);
+	BUILD_BUG_ON(sizeof(struct mrc_txpkt) != 32);
 
 	if (mrc_family <= 0 || mrc_family >= NPROTO) {
 		pr_err("family %d is outside 1..%d\n", mrc_family, NPROTO - 1);
@@ -114,9 +116,12 @@ static int __init mrc_init(void)
 	err = mrc_mpath_init();
 	if (err)
 		return err;
-	err = mrc_mem_init();
+	err = mrc_output_init();
 	if (err)
 		goto err_mpath;
+	err = mrc_mem_init();
+	if (err)
+		goto err_output;
 	err = mrc_pernet_init();
 	if (err)
 		goto err_mem;
@@ -138,6 +143,8 @@ err_pernet:
 	rcu_barrier();
 err_mem:
 	mrc_mem_exit();
+err_output:
+	mrc_output_exit();
 err_mpath:
 	mrc_mpath_exit();
 	return err;
@@ -155,6 +162,7 @@ static void __exit mrc_exit(void)
 	rcu_barrier();
 	rcu_barrier();
 	mrc_mem_exit();
+	mrc_output_exit();
 	mrc_mpath_exit();
 }
 

@@ -245,8 +245,10 @@ u32 mrc_route_mss(struct sock *sk, struct in6_addr *saddr)
 }
 
 static void mrc_data_hdr(struct sock *sk, struct mrc_data *d,
-			 const struct mrc_tx_cb *cb, u16 ev)
+			 const struct mrc_txpkt *pkt, u16 ev)
 {
+	const struct mrc_chunk_cb *ccb = MRC_CHUNK_CB(pkt->chunk);
+	const struct mrc_tx_cb *cb = &pkt->cb;
 	struct mrc_sock *msk = mrc_sk(sk);
 
 	mrc_fill_hdr(&d->h, MRC_PKT_DATA,
@@ -254,9 +256,9 @@ static void mrc_data_hdr(struct sock *sk, struct mrc_data *d,
 		     (cb->ack_req ? MRC_F_ACK_REQ : 0),
 		     msk->rcid, msk->lcid, ev);
 	d->psn = htonl(cb->psn);
-	d->msn = htonl(cb->msn);
+	d->msn = htonl(ccb->msn);
 	d->offset = htonl(cb->offset);
-	d->msg_len = htonl(cb->msg_len);
+	d->msg_len = htonl(ccb->msg_len);
 	d->tsval = htonl(cb->xmit_us);
 	d->h.plen = htons(cb->len);
 }
@@ -383,7 +385,8 @@ static void mrc_xmit_data(struct sock *sk, struct mrc_txpkt *pkt, u32 i,
 	if (nskb) {
 		int err;
 
-		mrc_data_hdr(sk, skb_push(nskb, sizeof(struct mrc_data)), cb, ev);
+		mrc_data_hdr(sk, skb_push(nskb, sizeof(struct mrc_data)), pkt,
+			     ev);
 		err = mrc_output_path(sk, nskb, i, &noroute);
 		/* Too big for the route after all: dropped here, like a
 		 * full queue's drop, and sent again in fragments.
@@ -463,9 +466,9 @@ static void mrc_xmit_batch(struct sock *sk, struct mrc_txpkt **pkts, u32 n,
 
 		mrc_count_xmit(sk, cb, p, now);
 		if (!i) {
-			mrc_data_hdr(sk, skb_put(gso, hlen), cb, ev);
+			mrc_data_hdr(sk, skb_put(gso, hlen), pkts[i], ev);
 		} else {
-			mrc_data_hdr(sk, hdrs + (i - 1) * hlen, cb, ev);
+			mrc_data_hdr(sk, hdrs + (i - 1) * hlen, pkts[i], ev);
 			/* netdev_alloc_frag() gave one reference: one more
 			 * for each further header.
 			 */
@@ -727,7 +730,7 @@ static void mrc_send_new(struct sock *sk, bool probe)
 		mrc_cps(msk)->cell = mrc_cell_pkts(msk);
 	for (; chunk; chunk = skb_peek(&sk->sk_write_queue)) {
 		struct mrc_chunk_cb *ccb = MRC_CHUNK_CB(chunk);
-		u32 len = min_t(u32, chunk->len - ccb->cut, msk->snd_mss);
+		u32 len = min(chunk->len - ccb->cut, ccb->mss);
 		struct mrc_txpkt *pkt;
 		struct mrc_tx_cb *cb;
 		u32 pf;
@@ -743,11 +746,14 @@ static void mrc_send_new(struct sock *sk, bool probe)
 			MRC_INC(sock_net(sk), TX_NO_PATH);
 			break;
 		}
-		/* A batch holds consecutive packets of one path, whose
-		 * payloads it can reference within its fragments.
+		/* A batch holds consecutive packets of one path, cut to the
+		 * connection's packet size, whose payloads it can reference
+		 * within its fragments: a packet of a message queued before
+		 * a path's MTU lowered it goes alone.
 		 */
 		pf = mrc_batch_frags(chunk, ccb->cut, len);
-		if (n && (p != bp || frags + pf > MAX_SKB_FRAGS)) {
+		if (n && (p != bp || len > msk->snd_mss ||
+			  frags + pf > MAX_SKB_FRAGS)) {
 			mrc_send_batch(sk, batch, n, bp, now);
 			if (batch[n - 1]->cb.qdrop)
 				return;
@@ -757,17 +763,15 @@ static void mrc_send_new(struct sock *sk, bool probe)
 		}
 		bp = p;
 		probe = false;
-		/* The packet, cut at the packet size of now. Its entry holds
-		 * the buffer, which leaves the queue once all cut.
+		/* The packet, cut from the buffer. Its entry holds the
+		 * buffer, which leaves the queue once all cut.
 		 */
 		pkt = &msk->txq[msk->snd_nxt % MRC_WND];
 		DEBUG_NET_WARN_ON_ONCE(pkt->chunk);
 		cb = &pkt->cb;
 		memset(cb, 0, sizeof(*cb));
 		cb->lost_pidx = MRC_PIDX_NONE;
-		cb->msn = ccb->msn;
 		cb->offset = ccb->offset + ccb->cut;
-		cb->msg_len = ccb->msg_len;
 		cb->len = len;
 		pkt->chunk = skb_get(chunk);
 		ccb->cut += len;
@@ -1079,6 +1083,39 @@ void mrc_push(struct sock *sk)
 	mrc_clock_end(msk);
 }
 
+/* Rings of packets in flight. A ring is freed only with every entry free
+ * (no buffer), as the constructor made it, so that an allocation, once
+ * for every burst of a connection that goes idle in between, does not
+ * zero 8 KB again.
+ */
+static struct kmem_cache *mrc_txq_cache;
+
+static void mrc_txq_ctor(void *ring)
+{
+	memset(ring, 0, MRC_WND * sizeof(struct mrc_txpkt));
+}
+
+/**
+ * mrc_output_init() - create the cache of rings of packets in flight
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int mrc_output_init(void)
+{
+	mrc_txq_cache = kmem_cache_create("mrc_txq",
+					  MRC_WND * sizeof(struct mrc_txpkt),
+					  0, 0, mrc_txq_ctor);
+	return mrc_txq_cache ? 0 : -ENOMEM;
+}
+
+/**
+ * mrc_output_exit() - destroy that cache
+ */
+void mrc_output_exit(void)
+{
+	kmem_cache_destroy(mrc_txq_cache);
+}
+
 /**
  * mrc_tx_purge() - drop everything not yet sent or acknowledged
  * @sk: the socket, locked
@@ -1088,9 +1125,12 @@ void mrc_tx_purge(struct sock *sk)
 	struct mrc_sock *msk = mrc_sk(sk);
 	unsigned int i;
 
-	for (i = 0; msk->txq && i < MRC_WND; i++)
+	for (i = 0; msk->txq && i < MRC_WND; i++) {
 		kfree_skb(msk->txq[i].chunk);
-	kvfree(msk->txq);
+		msk->txq[i].chunk = NULL;
+	}
+	if (msk->txq)
+		kmem_cache_free(mrc_txq_cache, msk->txq);
 	msk->txq = NULL;
 	__skb_queue_purge(&sk->sk_write_queue);
 	msk->outstanding = 0;
@@ -1111,8 +1151,7 @@ int mrc_txq_alloc(struct sock *sk)
 	struct mrc_sock *msk = mrc_sk(sk);
 
 	if (!msk->txq)
-		msk->txq = kvcalloc(MRC_WND, sizeof(*msk->txq),
-				    sk->sk_allocation);
+		msk->txq = kmem_cache_alloc(mrc_txq_cache, sk->sk_allocation);
 	if (!msk->txq || mrc_cp_start(sk, sk->sk_allocation))
 		return -ENOBUFS;
 	return 0;
@@ -1123,7 +1162,7 @@ int mrc_txq_alloc(struct sock *sk)
  * @sk: the socket, locked
  *
  * With nothing in flight and nothing queued the ring is empty; an idle
- * connection does not keep its 10 KB. sendmsg() makes it again.
+ * connection does not keep its 8 KB. sendmsg() makes it again.
  */
 void mrc_txq_release(struct sock *sk)
 {
@@ -1131,7 +1170,7 @@ void mrc_txq_release(struct sock *sk)
 
 	if (msk->txq && !msk->outstanding &&
 	    skb_queue_empty(&sk->sk_write_queue)) {
-		kvfree(msk->txq);
+		kmem_cache_free(mrc_txq_cache, msk->txq);
 		msk->txq = NULL;
 	}
 }

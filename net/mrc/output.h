@@ -74,6 +74,8 @@ static inline u32 mrc_ack_hold_us(void)
 }
 
 u32 mrc_route_mss(struct sock *sk, struct in6_addr *saddr);
+int mrc_output_init(void);
+void mrc_output_exit(void);
 int mrc_txq_alloc(struct sock *sk);
 void mrc_txq_release(struct sock *sk);
 void mrc_sndbuf_expand(struct sock *sk);

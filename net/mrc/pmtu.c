@@ -48,8 +48,8 @@ u32 mrc_mtu_mss(const struct mrc_cpaths *cps, u32 mtu)
  * @i: the path's entry
  * @mtu: the MTU
  *
- * Lowers the path's MTU, and the payload of the packets sendmsg() cuts
- * from now on to fit it. An MTU no smaller than what is known changes
+ * Lowers the path's MTU, and the payload of the packets of the messages
+ * sendmsg() queues from now on to fit it. An MTU no smaller than what is known changes
  * nothing.
  *
  * Return: the MTU was lowered.

@@ -571,14 +571,15 @@ static int mrc_skb_fill_pages(struct sock *sk, struct sk_buff *skb,
 	return 0;
 }
 
-/* A buffer of up to @len bytes of @msg (struct mrc_chunk_cb). The payload
+/* A buffer of @len bytes of @msg (struct mrc_chunk_cb). The payload
  * is copied once, into page fragments, as TCP's is: consecutive buffers
  * share the socket's (or the task's) page, a transmission references it
  * rather than copying it (mrc_xmit_batch(), mrc_xmit_skb()), and a
  * receiver that gets the skb itself (over a veth) is charged about what
  * it holds. The skb holds nothing else: no headroom, for every
- * transmission builds its own skb for the headers. Shorter than @len
- * when the fragments run out first (order-0 pages).
+ * transmission builds its own skb for the headers. Its fragments hold
+ * 64 KB even in order-0 pages (mrc_skb_fill_pages() asks for 32 bytes
+ * at least in each).
  */
 static struct sk_buff *mrc_chunk_from_msg(struct sock *sk, struct msghdr *msg,
 					  u32 len, int *err)
@@ -590,16 +591,17 @@ static struct sk_buff *mrc_chunk_from_msg(struct sock *sk, struct msghdr *msg,
 		*err = -ENOBUFS;
 		return NULL;
 	}
+	BUILD_BUG_ON(32 + (MAX_SKB_FRAGS - 1) * PAGE_SIZE < SZ_64K);
 	*err = mrc_skb_fill_pages(sk, skb, msg, len);
-	if (*err == -EMSGSIZE && skb->len)
-		*err = 0;
 	if (!*err)
 		return skb;
 	kfree_skb(skb);
 	return NULL;
 }
 
-/* Bytes of a message's buffer: whole packets of @mss, up to 64 KB. */
+/* Bytes of a message's buffer: whole packets of @mss, up to 64 KB (@mss is
+ * at most 64 KB - 1).
+ */
 static u32 mrc_chunk_max(u32 mss)
 {
 	return max_t(u32, mss, rounddown(SZ_64K, mss ?: 1));
@@ -668,14 +670,15 @@ static int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 			goto out;
 		__skb_queue_tail(&q, skb);
 		mrc_mem_charge_w(skb, sk);
-		if (skb->len == cmax)
+		if (skb->len >= msk->snd_mss)
 			msk->snd_truesize =
 				DIV_ROUND_UP_ULL((u64)skb->truesize *
-						 msk->snd_mss, cmax);
+						 msk->snd_mss, skb->len);
 		ccb = MRC_CHUNK_CB(skb);
 		ccb->msn = msk->snd_msn;
 		ccb->offset = off;
 		ccb->msg_len = len;
+		ccb->mss = msk->snd_mss;
 		ccb->cut = 0;
 		off += skb->len;
 	} while (off < len);
