@@ -49,9 +49,9 @@ unsigned int mrc_syn_retries __read_mostly = 6;
 module_param_named(syn_retries, mrc_syn_retries, uint, 0644);
 MODULE_PARM_DESC(syn_retries, "SYN and SYNACK retransmissions before giving up (default 6)");
 
-unsigned int mrc_ack_every __read_mostly = 8;
+unsigned int mrc_ack_every __read_mostly = 16;
 module_param_named(ack_every, mrc_ack_every, uint, 0644);
-MODULE_PARM_DESC(ack_every, "Send an ACK after this many DATA packets not acknowledged at once (default 8)");
+MODULE_PARM_DESC(ack_every, "Send an ACK after this many DATA packets not acknowledged at once (default 16)");
 
 unsigned int mrc_ack_delay_us __read_mostly = 1000;
 module_param_named(ack_delay_us, mrc_ack_delay_us, uint, 0644);

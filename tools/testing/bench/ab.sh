@@ -5,7 +5,8 @@
 # for several modules or settings in turn in this one guest, so that a
 # change is compared within one run (the spread between guests is larger
 # than most effects). Each CONFIG is TREE:BURST, the mrc.ko built in TREE
-# (make modules) loaded with spray_burst BURST. ROUNDS rounds (default 3)
+# (make modules) loaded with spray_burst BURST; TREE:BURST,NAME=VALUE,...
+# also sets those module parameters (for example /tmp/a:0,ack_every=16). ROUNDS rounds (default 3)
 # of every CONFIG at each MTU of MTUS (default "9000 1500"), SECS seconds
 # each (default 4), then TCP (mrcperf --tcp) at each MTU. Each line gives
 # Mbit/s, the guest's system plus softirq seconds per GB, the DATA
@@ -36,11 +37,18 @@ ticks() {
 	awk '$1 == "cpu" { print $4 + $8 }' /proc/stat
 }
 
+# load TREE BURST[,PARAM=VALUE...]
 load() {
+	local burst=${2%%,*} p
+
 	rmmod sch_mrctrim 2> /dev/null
 	rmmod mrc 2> /dev/null
 	insmod "$1/build/$K/mrc.ko" || { echo "insmod $1/build/$K/mrc.ko failed"; exit 1; }
-	echo "$2" > /sys/module/mrc/parameters/spray_burst
+	echo "$burst" > /sys/module/mrc/parameters/spray_burst
+	for p in $(echo "${2#"$burst"}" | tr , ' '); do
+		echo "${p#*=}" > "/sys/module/mrc/parameters/${p%%=*}" ||
+			{ echo "cannot set $p"; exit 1; }
+	done
 }
 
 pair() {
@@ -77,7 +85,7 @@ run() {
 			 .wnd_limited_us, .rwnd_limited_us, .sndbuf_limited_us) / 1000]' <<< "$out")"
 }
 
-[ $# -gt 0 ] || { echo "usage: ab.sh TREE:BURST..."; exit 1; }
+[ $# -gt 0 ] || { echo "usage: ab.sh TREE:BURST[,NAME=VALUE...]..."; exit 1; }
 for r in $(seq "${ROUNDS:-3}"); do
 	for pin in ${PINS:-0}; do
 		how=

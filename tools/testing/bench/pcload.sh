@@ -5,7 +5,8 @@
 # One bulk transfer of 64 KB messages over an unshaped veth at MTU
 # (default 9000), MRC or, with PROTO=tcp, TCP (mrcperf --tcp); PAR=N
 # runs N connections (mrcperf -P N); PIN=1 runs the sender on CPU 0 and
-# the receiver on CPU 1 (taskset). It saves the guest's /proc/kallsyms
+# the receiver on CPU 1 (taskset); MRC_PARAMS="NAME=VALUE ..." sets mrc
+# module parameters first. It saves the guest's /proc/kallsyms
 # in $VM_RUN_OUT, for the host to name the sampled addresses, and marks
 # the SECS seconds (default 5) the host samples by creating
 # $VM_RUN_OUT/pcload.start and pcload.stop, one second after the
@@ -45,6 +46,9 @@ mark() {
 	mv "$out/$1.tmp" "$out/$1"
 }
 trap 'ns_del "$A" "$B"; rm -rf "$dir"' EXIT
+for p in ${MRC_PARAMS:-}; do
+	echo "${p#*=}" > "/sys/module/mrc/parameters/${p%%=*}" || exit 1
+done
 ns_pair "$A" "$B" > /dev/null || exit 1
 ip -n "$A" link set veth-a mtu "$mtu"
 ip -n "$B" link set veth-b mtu "$mtu"
