@@ -200,6 +200,17 @@ mrc_sockets_gone() {
 	done
 }
 
+# mrc_set_params NAME=VALUE...: set mrc module parameters (benchmarks
+# compare settings of one module this way).
+mrc_set_params() {
+	local p
+
+	for p in "$@"; do
+		echo "${p#*=}" > "/sys/module/mrc/parameters/${p%%=*}" ||
+			{ echo "cannot set mrc parameter $p" >&2; return 1; }
+	done
+}
+
 # mrc_mib NS NAME: the MRC counter NAME of network namespace NS.
 mrc_mib() {
 	# shellcheck disable=SC2016 # awk's own $1 and $2

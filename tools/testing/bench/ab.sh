@@ -6,8 +6,8 @@
 # change is compared within one run (the spread between guests is larger
 # than most effects). Each CONFIG is TREE:BURST, the mrc.ko built in TREE
 # (make modules) loaded with spray_burst BURST; TREE:BURST,NAME=VALUE,...
-# also sets those module parameters (for example /tmp/a:0,ack_every=16). ROUNDS rounds (default 3)
-# of every CONFIG at each MTU of MTUS (default "9000 1500"), SECS seconds
+# also sets those module parameters (for example /tmp/a:0,ack_every=16).
+# ROUNDS rounds (default 3) of every CONFIG at each MTU of MTUS (default "9000 1500"), SECS seconds
 # each (default 4), then TCP (mrcperf --tcp) at each MTU. Each line gives
 # Mbit/s, the guest's system plus softirq seconds per GB, the DATA
 # packets and DATA transmissions of the sender (OutData, OutDataSkbs),
@@ -39,16 +39,14 @@ ticks() {
 
 # load TREE BURST[,PARAM=VALUE...]
 load() {
-	local burst=${2%%,*} p
+	local burst=${2%%,*}
 
 	rmmod sch_mrctrim 2> /dev/null
 	rmmod mrc 2> /dev/null
 	insmod "$1/build/$K/mrc.ko" || { echo "insmod $1/build/$K/mrc.ko failed"; exit 1; }
-	echo "$burst" > /sys/module/mrc/parameters/spray_burst
-	for p in $(echo "${2#"$burst"}" | tr , ' '); do
-		echo "${p#*=}" > "/sys/module/mrc/parameters/${p%%=*}" ||
-			{ echo "cannot set $p"; exit 1; }
-	done
+	# shellcheck disable=SC2046 # one word per NAME=VALUE
+	mrc_set_params spray_burst="$burst" $(echo "${2#"$burst"}" | tr , ' ') ||
+		exit 1
 }
 
 pair() {

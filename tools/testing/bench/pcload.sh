@@ -46,9 +46,8 @@ mark() {
 	mv "$out/$1.tmp" "$out/$1"
 }
 trap 'ns_del "$A" "$B"; rm -rf "$dir"' EXIT
-for p in ${MRC_PARAMS:-}; do
-	echo "${p#*=}" > "/sys/module/mrc/parameters/${p%%=*}" || exit 1
-done
+# shellcheck disable=SC2086 # one word per NAME=VALUE
+mrc_set_params ${MRC_PARAMS:-} || exit 1
 ns_pair "$A" "$B" > /dev/null || exit 1
 ip -n "$A" link set veth-a mtu "$mtu"
 ip -n "$B" link set veth-b mtu "$mtu"
