@@ -450,10 +450,13 @@ drop:
  * of the segment size, after the first one mostly in a page fragment,
  * where skb_header_pointer() would copy it. A header within one fragment
  * is read in place, and the cursor remembers the fragment, so that a walk
- * through a batch looks at each fragment once.
+ * through a batch looks at each fragment once. Fragments continue in the
+ * skbs of the frag_list that carry nothing else, as mrc_xmit_batch()
+ * builds them.
  */
 struct mrc_seg_cursor {
 	const struct sk_buff *skb;
+	const struct sk_buff *cur;	/* whose fragments are walked */
 	u32 frag;	/* the fragment being looked at */
 	u32 start;	/* its offset from skb->data */
 };
@@ -462,8 +465,22 @@ static void mrc_seg_cursor_init(struct mrc_seg_cursor *c,
 				const struct sk_buff *skb)
 {
 	c->skb = skb;
+	c->cur = skb;
 	c->frag = 0;
 	c->start = skb_headlen(skb);
+}
+
+/* The skb after @cur in @skb's fragments: the first of its frag_list
+ * after @skb itself. NULL after the last, and at one that is not as
+ * mrc_xmit_batch() builds them (fragments only, none from a page pool
+ * or of user memory).
+ */
+static const struct sk_buff *mrc_seg_next(const struct sk_buff *skb,
+					  const struct sk_buff *cur)
+{
+	cur = cur == skb ? skb_shinfo(skb)->frag_list : cur->next;
+	return cur && !skb_headlen(cur) && !cur->pp_recycle &&
+	       !(skb_shinfo(cur)->flags & SKBFL_ZEROCOPY_ENABLE) ? cur : NULL;
 }
 
 /* The @len bytes at @off, which is no lower than at the previous call, or
@@ -473,40 +490,86 @@ static const void *mrc_seg_hdr(struct mrc_seg_cursor *c, u32 off, u32 len,
 			       void *buf)
 {
 	const struct sk_buff *skb = c->skb;
-	const struct skb_shared_info *sh = skb_shinfo(skb);
 
 	if (off + len <= skb_headlen(skb))
 		return skb->data + off;
-	while (c->frag < sh->nr_frags &&
-	       off >= c->start + skb_frag_size(&sh->frags[c->frag])) {
-		c->start += skb_frag_size(&sh->frags[c->frag]);
-		c->frag++;
-	}
-	if (c->frag < sh->nr_frags && off >= c->start &&
-	    off + len <= c->start + skb_frag_size(&sh->frags[c->frag])) {
-		const u8 *va = skb_frag_address_safe(&sh->frags[c->frag]);
+	while (c->cur) {
+		const struct skb_shared_info *sh = skb_shinfo(c->cur);
+		const skb_frag_t *f = &sh->frags[c->frag];
+		const u8 *va;
 
-		if (va)
-			return va + off - c->start;
+		if (c->frag >= sh->nr_frags) {
+			c->cur = mrc_seg_next(skb, c->cur);
+			c->frag = 0;
+			continue;
+		}
+		if (off >= c->start + skb_frag_size(f)) {
+			c->start += skb_frag_size(f);
+			c->frag++;
+			continue;
+		}
+		if (off >= c->start && off + len <= c->start + skb_frag_size(f)) {
+			va = skb_frag_address_safe(f);
+			if (va)
+				return va + off - c->start;
+		}
+		break;
 	}
 	return skb_header_pointer(skb, off, len, buf);
 }
 
 static void mrc_rcv(struct sock *sk, struct sk_buff *skb);
 
+/* Append to @p the payload that fragment @fr, at @pos from the batch's
+ * data, holds of the packets of @seg bytes (each starting with a header of
+ * @hlen): referenced, without the headers, merged with the fragment before
+ * where they are contiguous. False when @p has no fragment left.
+ */
+static bool mrc_gso_payload_frag(struct sk_buff *p, const skb_frag_t *fr,
+				 u32 pos, u32 seg, u32 hlen)
+{
+	u32 fs = pos, fe = pos + skb_frag_size(fr), i;
+	struct page *page = skb_frag_page(fr);
+	skb_frag_t *last;
+
+	for (i = fs / seg; i * seg < fe; i++) {
+		u32 a = max(fs, i * seg + hlen);
+		u32 b = min(fe, (i + 1) * seg);
+		u32 off = skb_frag_off(fr) + a - fs;
+		u32 nr = skb_shinfo(p)->nr_frags;
+
+		if (a >= b)
+			continue;
+		last = nr ? &skb_shinfo(p)->frags[nr - 1] : NULL;
+		if (last && skb_frag_page(last) == page &&
+		    skb_frag_off(last) + skb_frag_size(last) == off) {
+			skb_frag_size_add(last, b - a);
+		} else if (nr < MAX_SKB_FRAGS) {
+			get_page(page);
+			__skb_fill_page_desc(p, nr, page, off, b - a);
+			skb_shinfo(p)->nr_frags = nr + 1;
+		} else {
+			return false;
+		}
+		p->len += b - a;
+		p->data_len += b - a;
+	}
+	return true;
+}
+
 /* The payload of the packets of a GSO batch of @seg bytes a packet (each
  * starting with a header of @hlen), as one skb: its fragments reference the
  * batch's pages, without the headers between them, and what lies in the
  * batch's linear part is copied. NULL when that cannot be done: no memory,
- * or more pieces than an skb has fragments.
+ * more pieces than an skb has fragments, or a frag_list skb with a linear
+ * part.
  */
 static struct sk_buff *mrc_gso_payload(const struct sk_buff *skb, u32 seg,
 				       u32 hlen)
 {
-	const struct skb_shared_info *sh = skb_shinfo(skb);
 	u32 hl = skb_headlen(skb), lin = 0, pos = hl, i, f;
+	const struct sk_buff *cur = skb;
 	struct sk_buff *p;
-	skb_frag_t *last;
 
 	for (i = 0; i * seg + hlen < hl; i++)
 		lin += min(hl, (i + 1) * seg) - (i * seg + hlen);
@@ -516,41 +579,25 @@ static struct sk_buff *mrc_gso_payload(const struct sk_buff *skb, u32 seg,
 	for (i = 0; i * seg + hlen < hl; i++)
 		skb_put_data(p, skb->data + i * seg + hlen,
 			     min(hl, (i + 1) * seg) - (i * seg + hlen));
-	for (f = 0; f < sh->nr_frags; f++) {
-		const skb_frag_t *fr = &sh->frags[f];
-		u32 fs = pos, fe = pos + skb_frag_size(fr);
+	for (; cur; cur = mrc_seg_next(skb, cur)) {
+		const struct skb_shared_info *sh = skb_shinfo(cur);
 
-		pos = fe;
-		/* The payload of each packet that this fragment holds part
-		 * of, without its header.
-		 */
-		for (i = fs / seg; i * seg < fe; i++) {
-			u32 a = max(fs, i * seg + hlen);
-			u32 b = min(fe, (i + 1) * seg);
-			struct page *page = skb_frag_page(fr);
-			u32 off = skb_frag_off(fr) + a - fs;
-			u32 nr = skb_shinfo(p)->nr_frags;
-
-			if (a >= b)
-				continue;
-			last = nr ? &skb_shinfo(p)->frags[nr - 1] : NULL;
-			if (last && skb_frag_page(last) == page &&
-			    skb_frag_off(last) + skb_frag_size(last) == off) {
-				skb_frag_size_add(last, b - a);
-			} else if (nr < MAX_SKB_FRAGS) {
-				get_page(page);
-				__skb_fill_page_desc(p, nr, page, off, b - a);
-				skb_shinfo(p)->nr_frags = nr + 1;
-			} else {
-				consume_skb(p);
-				return NULL;
-			}
-			p->len += b - a;
-			p->data_len += b - a;
+		for (f = 0; f < sh->nr_frags; f++) {
+			if (!mrc_gso_payload_frag(p, &sh->frags[f], pos, seg,
+						  hlen))
+				goto fail;
+			pos += skb_frag_size(&sh->frags[f]);
 		}
 	}
+	/* A frag_list skb with a linear part ended the walk early. */
+	if (pos != skb->len)
+		goto fail;
 	p->truesize += p->data_len;
 	return p;
+
+fail:
+	consume_skb(p);
+	return NULL;
 }
 
 /* A GSO batch of DATA taken whole: n > 1 packets of one message with
@@ -576,7 +623,7 @@ static bool mrc_rcv_data_batch(struct sock *sk, struct sk_buff *skb)
 	struct mrc_data buf;
 	struct sk_buff *p;
 
-	if (seg <= hlen || skb_has_frag_list(skb) || skb->pp_recycle ||
+	if (seg <= hlen || skb->pp_recycle ||
 	    skb_zcopy(skb) || msk->state != MRC_ESTABLISHED ||
 	    sock_flag(sk, SOCK_DEAD) ||
 	    MRC_IN_CB(skb)->dscp == READ_ONCE(mrc_net(net)->trim_dscp))

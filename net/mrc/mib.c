@@ -17,6 +17,7 @@ static const char * const mrc_mib_names[] = {
 	[MRC_MIB_IN_DATA] = "InData",
 	[MRC_MIB_OUT_DATA] = "OutData",
 	[MRC_MIB_OUT_DATA_SKBS] = "OutDataSkbs",
+	[MRC_MIB_OUT_DATA_CHAINED] = "OutDataChained",
 	[MRC_MIB_OUT_RETRANS] = "OutRetrans",
 	[MRC_MIB_IN_ACKS] = "InAcks",
 	[MRC_MIB_OUT_ACKS] = "OutAcks",

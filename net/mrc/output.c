@@ -428,29 +428,41 @@ static u32 mrc_batch_frags(const struct sk_buff *chunk, u32 off, u32 len)
  * and segmentation (in software when the device cannot) makes the n
  * packets. Nothing is copied: the first header is in the linear part,
  * the others in one page fragment, and each payload is referenced where
- * sendmsg() put it. Falls back to one skb a packet when the batch
- * cannot be allocated.
+ * sendmsg() put it. A header and a payload are two fragments, so an skb
+ * holds about eight packets: the packets from each one that bit @starts
+ * sets (never the first) go in the next skb of the batch's frag_list,
+ * which carries fragments only, so that every skb of it ends where a
+ * packet does. Falls back to one skb a packet when the batch cannot be
+ * allocated.
  */
 static void mrc_xmit_batch(struct sock *sk, struct mrc_txpkt **pkts, u32 n,
-			   u32 p, u32 now)
+			   u64 starts, u32 p, u32 now)
 {
 	u16 ev = mrc_cps(mrc_sk(sk))->p[p].id;
 	const u32 hlen = sizeof(struct mrc_data);
+	struct sk_buff *gso, *to, *next = NULL;
 	bool noroute = false, qdrop;
-	struct skb_shared_info *sh;
-	int err;
 	struct page *hpage = NULL;
-	struct sk_buff *gso;
+	u32 i, hoff = 0, k;
 	void *hdrs = NULL;
-	u32 i, hoff = 0;
+	int err;
 
 	gso = alloc_skb(MRC_HEADROOM + hlen, GFP_ATOMIC | __GFP_NOWARN);
 	if (gso) {
 		hdrs = netdev_alloc_frag((n - 1) * hlen);
-		if (!hdrs) {
-			consume_skb(gso);
-			gso = NULL;
-		}
+		if (!hdrs)
+			goto nomem;
+	}
+	/* The frag_list, built back to front: its skbs carry no data but
+	 * their fragments.
+	 */
+	for (k = hweight64(starts); gso && k; k--) {
+		to = alloc_skb(0, GFP_ATOMIC | __GFP_NOWARN);
+		if (!to)
+			goto nomem;
+		to->next = next;
+		next = to;
+		skb_shinfo(gso)->frag_list = next;
 	}
 	if (!gso) {
 		for (i = 0; i < n; i++)
@@ -460,31 +472,44 @@ static void mrc_xmit_batch(struct sock *sk, struct mrc_txpkt **pkts, u32 n,
 	hpage = virt_to_head_page(hdrs);
 	hoff = hdrs - page_address(hpage);
 	skb_reserve(gso, MRC_HEADROOM);
-	sh = skb_shinfo(gso);
+	to = gso;
 	for (i = 0; i < n; i++) {
 		struct mrc_tx_cb *cb = MRC_TX_CB(pkts[i]);
 
 		mrc_count_xmit(sk, cb, p, now);
 		if (!i) {
 			mrc_data_hdr(sk, skb_put(gso, hlen), pkts[i], ev);
-		} else {
-			mrc_data_hdr(sk, hdrs + (i - 1) * hlen, pkts[i], ev);
-			/* netdev_alloc_frag() gave one reference: one more
-			 * for each further header.
-			 */
-			if (i > 1)
-				get_page(hpage);
-			__skb_fill_page_desc(gso, sh->nr_frags++, hpage,
-					     hoff + (i - 1) * hlen, hlen);
-			gso->len += hlen;
-			gso->data_len += hlen;
+			mrc_skb_ref_payload(gso, pkts[i]);
+			continue;
 		}
-		mrc_skb_ref_payload(gso, pkts[i]);
+		if (starts & BIT_ULL(i)) {
+			to = next;
+			next = next->next;
+		}
+		mrc_data_hdr(sk, hdrs + (i - 1) * hlen, pkts[i], ev);
+		/* netdev_alloc_frag() gave one reference: one more for each
+		 * further header.
+		 */
+		if (i > 1)
+			get_page(hpage);
+		__skb_fill_page_desc(to, skb_shinfo(to)->nr_frags++, hpage,
+				     hoff + (i - 1) * hlen, hlen);
+		to->len += hlen;
+		to->data_len += hlen;
+		mrc_skb_ref_payload(to, pkts[i]);
 	}
 	gso->truesize += gso->data_len;
-	sh->gso_size = hlen + mrc_sk(sk)->snd_mss;
-	sh->gso_type = SKB_GSO_UDP_L4;
-	sh->gso_segs = n;
+	skb_walk_frags(gso, to) {
+		to->truesize += to->data_len;
+		gso->len += to->len;
+		gso->data_len += to->len;
+		gso->truesize += to->truesize;
+	}
+	if (starts)
+		MRC_INC(sock_net(sk), OUT_DATA_CHAINED);
+	skb_shinfo(gso)->gso_size = hlen + mrc_sk(sk)->snd_mss;
+	skb_shinfo(gso)->gso_type = SKB_GSO_UDP_L4;
+	skb_shinfo(gso)->gso_segs = n;
 	/* A queue drops a GSO skb whole, or segments it and keeps some. */
 	err = mrc_output_path(sk, gso, p, &noroute);
 	qdrop = err == NET_XMIT_DROP;
@@ -496,6 +521,15 @@ static void mrc_xmit_batch(struct sock *sk, struct mrc_txpkt **pkts, u32 n,
 	}
 	if (qdrop || noroute)
 		mrc_arm_rtx_at(sk, 1);
+	return;
+
+nomem:
+	if (hdrs)
+		skb_free_frag(hdrs);
+	/* Frees the frag_list built so far too. */
+	consume_skb(gso);
+	for (i = 0; i < n; i++)
+		mrc_xmit_data(sk, pkts[i], p, now);
 }
 
 /* Packets in flight for the congestion window: sent, not delivered or lost. */
@@ -581,12 +615,12 @@ static void mrc_poll_paths(struct sock *sk)
  * The send loops keep 0 for "not read yet".
  */
 static void mrc_send_batch(struct sock *sk, struct mrc_txpkt **pkts, u32 n,
-			   u32 p, u32 now)
+			   u64 starts, u32 p, u32 now)
 {
 	if (n == 1)
 		mrc_xmit_data(sk, pkts[0], p, now);
 	else
-		mrc_xmit_batch(sk, pkts, n, p, now);
+		mrc_xmit_batch(sk, pkts, n, starts, p, now);
 }
 
 /* Send again what is declared lost, oldest first, within the congestion
@@ -697,22 +731,38 @@ static enum mrc_send_limit mrc_send_limit_of(const struct mrc_sock *msk,
 	return MRC_SL_IDLE;
 }
 
+/* Cells a congestion window holds at least. */
+#define MRC_WND_CELLS	8
+
 /* Packets of a flowcell: consecutive new packets that go on one path,
  * and so in one GSO batch. Spraying cells of up to 64 KB, not single
  * packets, keeps segmentation offload (Presto, SIGCOMM 2015). The window
- * holds two cells for every usable path, so a small one (a start, an
+ * holds MRC_WND_CELLS cells at least, so that a small one (a start, an
  * RPC, an incast) still sprays packet by packet.
  */
-static u16 mrc_cell_pkts(struct mrc_sock *msk)
+static u16 mrc_cell_pkts(const struct mrc_sock *msk)
 {
-	const struct mrc_cpaths *cps = mrc_cps(msk);
-	u32 i, usable = 0, most;
+	u32 most = min_t(u32, MRC_GSO_SEGS, MRC_GSO_BYTES /
+			 (sizeof(struct mrc_data) + msk->snd_mss));
 
-	most = min_t(u32, MRC_GSO_SEGS, MRC_GSO_BYTES /
-		     (sizeof(struct mrc_data) + msk->snd_mss));
-	for (i = 0; i < cps->nr; i++)
-		usable += mrc_cp_usable(&cps->p[i]);
-	return clamp_t(u32, msk->cwnd / (2 * max_t(u32, usable, 1)), 1, most);
+	return clamp_t(u32, msk->cwnd / MRC_WND_CELLS, 1, most);
+}
+
+/* Whether a batch on path entry @p may go on as a further skb on its
+ * frag_list once the first has no fragment left. Not when the path's
+ * device (as last routed) segments UDP itself but takes no frag_list:
+ * the stack would segment such a batch in software instead, so it ends
+ * where the device can take it whole.
+ */
+static bool mrc_batch_chains(struct mrc_sock *msk, int p)
+{
+	const struct dst_entry *dst = mrc_cps(msk)->p[p].dst;
+	netdev_features_t f;
+
+	if (!dst || !dst->dev)
+		return true;
+	f = READ_ONCE(dst->dev->features);
+	return (f & NETIF_F_FRAGLIST) || !(f & NETIF_F_GSO_UDP_L4);
 }
 
 static void mrc_send_new(struct sock *sk, bool probe)
@@ -722,6 +772,7 @@ static void mrc_send_new(struct sock *sk, bool probe)
 	struct mrc_txpkt *batch[MRC_GSO_SEGS];
 	u32 n = 0, bytes = 0, frags = 0, bp = 0, now = 0;
 	bool alone = READ_ONCE(mrc_spray_burst) == 1;
+	u64 starts = 0;
 	struct sk_buff *chunk;
 	int p;
 
@@ -747,19 +798,18 @@ static void mrc_send_new(struct sock *sk, bool probe)
 			break;
 		}
 		/* A batch holds consecutive packets of one path, cut to the
-		 * connection's packet size, whose payloads it can reference
-		 * within its fragments: a packet of a message queued before
-		 * a path's MTU lowered it goes alone.
+		 * connection's packet size: a packet of a message queued
+		 * before a path's MTU lowered it goes alone.
 		 */
 		pf = mrc_batch_frags(chunk, ccb->cut, len);
 		if (n && (p != bp || len > msk->snd_mss ||
-			  frags + pf > MAX_SKB_FRAGS)) {
-			mrc_send_batch(sk, batch, n, bp, now);
+			  (frags + pf > MAX_SKB_FRAGS &&
+			   !mrc_batch_chains(msk, p)))) {
+			mrc_send_batch(sk, batch, n, starts, bp, now);
 			if (batch[n - 1]->cb.qdrop)
 				return;
 			n = 0;
 			bytes = 0;
-			frags = 0;
 		}
 		bp = p;
 		probe = false;
@@ -787,8 +837,19 @@ static void mrc_send_new(struct sock *sk, bool probe)
 		cb->ack_req = mrc_ask_ack(msk, cb->psn,
 					  skb_queue_empty(&sk->sk_write_queue));
 
-		/* The first packet's header is in the batch's linear part. */
-		frags += pf - !n;
+		/* The first packet's header is in the batch's linear part. A
+		 * packet whose fragments the skb being filled has no room for
+		 * starts the next skb of the batch (mrc_xmit_batch()).
+		 */
+		if (!n) {
+			starts = 0;
+			frags = pf - 1;
+		} else if (frags + pf > MAX_SKB_FRAGS) {
+			starts |= BIT_ULL(n);
+			frags = pf;
+		} else {
+			frags += pf;
+		}
 		batch[n++] = pkt;
 		bytes += sizeof(struct mrc_data) + cb->len;
 		/* A batch ends with a short packet or when it is full; with
@@ -798,16 +859,15 @@ static void mrc_send_new(struct sock *sk, bool probe)
 		if (!alone && cb->len == msk->snd_mss && n < MRC_GSO_SEGS &&
 		    bytes + sizeof(struct mrc_data) + msk->snd_mss <= MRC_GSO_BYTES)
 			continue;
-		mrc_send_batch(sk, batch, n, bp, now);
+		mrc_send_batch(sk, batch, n, starts, bp, now);
 		if (cb->qdrop)
 			return;
 		now = 0;
 		n = 0;
 		bytes = 0;
-		frags = 0;
 	}
 	if (n)
-		mrc_send_batch(sk, batch, n, bp, now);
+		mrc_send_batch(sk, batch, n, starts, bp, now);
 	if (!chunk && !msk->outstanding)
 		limit = MRC_SL_IDLE;
 	else if (!chunk && msk->stats.snd_waiting)

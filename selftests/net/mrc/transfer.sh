@@ -276,6 +276,64 @@ test_batches() {
 	return "$rc"
 }
 
+# chained_transfer: batched_transfer, with OutDataChained's increase
+# after the other three.
+chained_transfer() {
+	local c0 out rc
+
+	c0=$(read_counter OutDataChained) || return 1
+	out=$(batched_transfer)
+	rc=$?
+	echo "$out $(($(read_counter OutDataChained) - c0))"
+	return "$rc"
+}
+
+# Batches longer than one skb (Documentation/networking/mrc.rst, "Path
+# choice"): at MTU 1500 a cell of 32 packets takes some 65 fragments,
+# and an skb has 17. Over the veth, which takes a frag_list, the packets
+# that do not fit go on the batch's frag_list, and host 2 still takes
+# batches whole. With veth-a's frag_list offload off but its UDP
+# segmentation on, a batch ends where its first skb is full, and none is
+# chained; with both off, the stack segments chained batches in software
+# (skb_segment()), and host 2 gets single packets. Every byte is checked
+# each time.
+test_batch_chains() {
+	local feats data skbs whole chained out f rc=0
+
+	for feats in "" "tx-scatter-gather-fraglist" \
+		     "tx-scatter-gather-fraglist tx-udp-segmentation"; do
+		for f in $feats; do
+			ip netns exec "$NS_A" ethtool -K veth-a "$f" off || rc=1
+		done
+		out=$(chained_transfer) || rc=1
+		for f in $feats; do
+			ip netns exec "$NS_A" ethtool -K veth-a "$f" on || rc=1
+		done
+		read -r data skbs whole chained <<< "$out"
+		echo "off: ${feats:-nothing}: OutData +$data, OutDataSkbs +$skbs," \
+			"InDataBatches +$whole, OutDataChained +$chained"
+		if [ "${skbs:-0}" -eq 0 ] || [ "$skbs" -ge "${data:-0}" ]; then
+			echo "no batch sent"
+			rc=1
+		fi
+		case $feats in
+		"")
+			[ "${chained:-0}" -gt 0 ] || { echo "no batch chained"; rc=1; }
+			[ "${whole:-0}" -gt 0 ] || { echo "no batch received whole"; rc=1; }
+			;;
+		*udp*)
+			[ "${chained:-0}" -gt 0 ] || { echo "no batch chained"; rc=1; }
+			[ "${whole:-1}" -eq 0 ] || { echo "a batch not segmented"; rc=1; }
+			;;
+		*)
+			[ "${chained:-1}" -eq 0 ] || { echo "a batch chained"; rc=1; }
+			[ "${whole:-0}" -gt 0 ] || { echo "no batch received whole"; rc=1; }
+			;;
+		esac
+	done
+	return "$rc"
+}
+
 # tail_round: a ping-pong of TAIL_ROUNDS 1000-byte messages with every
 # fourth DATA packet A sends dropped as it reaches B (a tc filter on the
 # MRC type byte, just past the IPv6 and UDP headers: the automatic paths
@@ -377,7 +435,7 @@ mrc_loaded || { echo "mrc.ko is not loaded"; exit "$KSFT_SKIP"; }
 command -v tc > /dev/null || { echo "tc is not installed"; exit "$KSFT_SKIP"; }
 [ -x "$MRCPERF" ] || { echo "$MRCPERF is missing: run make tools"; exit "$KSFT_FAIL"; }
 
-ktap_begin $((${#SIZES[@]} + 6 + 2 * ${#NETEM_CASES[@]}))
+ktap_begin $((${#SIZES[@]} + 7 + 2 * ${#NETEM_CASES[@]}))
 echo "# seed $SEED (MRC_SEED=$SEED repeats it), namespaces $NS_A and $NS_B"
 if ! setup; then
 	echo "# setup of the namespaces failed"
@@ -401,5 +459,7 @@ run_test "reverse (-R) under netem loss 5%: 4 connections, the server sends 9000
 run_test "interval reports (-i) add up to the 36 MB sent" test_intervals
 run_test "1000 connections, 1000-byte messages x 5 each" test_1000_connections
 run_test "flowcells: GSO batches by default, none with spray_burst 1" test_batches
+run_test "batches beyond one skb: on a frag_list, or ended for a device that has none" \
+	test_batch_chains
 run_test "a lost tail: probed, not left to the RTO" test_tail_probe
 ktap_end
