@@ -445,35 +445,10 @@ drop:
 	kfree_skb(skb);
 }
 
-/* Reads the headers of a GSO batch's packets in order, for
- * mrc_gso_one_conn() and mrc_rcv_data_batch(): each lies at a multiple
- * of the segment size, after the first one mostly in a page fragment,
- * where skb_header_pointer() would copy it. A header within one fragment
- * is read in place, and the cursor remembers the fragment, so that a walk
- * through a batch looks at each fragment once. Fragments continue in the
- * skbs of the frag_list that carry nothing else, as mrc_xmit_batch()
- * builds them.
- */
-struct mrc_seg_cursor {
-	const struct sk_buff *skb;
-	const struct sk_buff *cur;	/* whose fragments are walked */
-	u32 frag;	/* the fragment being looked at */
-	u32 start;	/* its offset from skb->data */
-};
-
-static void mrc_seg_cursor_init(struct mrc_seg_cursor *c,
-				const struct sk_buff *skb)
-{
-	c->skb = skb;
-	c->cur = skb;
-	c->frag = 0;
-	c->start = skb_headlen(skb);
-}
-
-/* The skb after @cur in @skb's fragments: the first of its frag_list
- * after @skb itself. NULL after the last, and at one that is not as
- * mrc_xmit_batch() builds them (fragments only, none from a page pool
- * or of user memory).
+/* The skb after @cur in @skb's fragments, for the walks through a GSO
+ * batch below: the first of its frag_list after @skb itself. NULL after
+ * the last, and at one that is not as mrc_xmit_batch() builds them
+ * (fragments only, none from a page pool or of user memory).
  */
 static const struct sk_buff *mrc_seg_next(const struct sk_buff *skb,
 					  const struct sk_buff *cur)
@@ -483,94 +458,89 @@ static const struct sk_buff *mrc_seg_next(const struct sk_buff *skb,
 	       !(skb_shinfo(cur)->flags & SKBFL_ZEROCOPY_ENABLE) ? cur : NULL;
 }
 
-/* The @len bytes at @off, which is no lower than at the previous call, or
- * NULL as skb_header_pointer() returns it.
- */
-static const void *mrc_seg_hdr(struct mrc_seg_cursor *c, u32 off, u32 len,
-			       void *buf)
-{
-	const struct sk_buff *skb = c->skb;
-
-	if (off + len <= skb_headlen(skb))
-		return skb->data + off;
-	while (c->cur) {
-		const struct skb_shared_info *sh = skb_shinfo(c->cur);
-		const skb_frag_t *f = &sh->frags[c->frag];
-		const u8 *va;
-
-		if (c->frag >= sh->nr_frags) {
-			c->cur = mrc_seg_next(skb, c->cur);
-			c->frag = 0;
-			continue;
-		}
-		if (off >= c->start + skb_frag_size(f)) {
-			c->start += skb_frag_size(f);
-			c->frag++;
-			continue;
-		}
-		if (off >= c->start && off + len <= c->start + skb_frag_size(f)) {
-			va = skb_frag_address_safe(f);
-			if (va)
-				return va + off - c->start;
-		}
-		break;
-	}
-	return skb_header_pointer(skb, off, len, buf);
-}
-
 static void mrc_rcv(struct sock *sk, struct sk_buff *skb);
 
-/* Append to @p the payload that fragment @fr, at @pos from the batch's
- * data, holds of the packets of @seg bytes (each starting with a header of
- * @hlen): referenced, without the headers, merged with the fragment before
- * where they are contiguous. False when @p has no fragment left.
+/**
+ * struct mrc_batch_want - what each header of a batch taken whole must say
+ * @psn: the first packet's PSN; the others follow it
+ * @msn: the message, the same in every packet
+ * @mlen: the message's length
+ * @off: where the first packet's payload goes in the message
+ * @plen: the payload of every packet but the last
+ * @last: the last packet's payload
+ * @n: the packets
+ * @ack_req: out: one of them asked for an immediate ACK
+ * @hdr: out: the last one's header, which the next ACK echoes
+ *
+ * The caller checked the message fields of the first and the last packet
+ * (mrc_data_fields_ok()); those of the packets between follow from them.
  */
-static bool mrc_gso_payload_frag(struct sk_buff *p, const skb_frag_t *fr,
-				 u32 pos, u32 seg, u32 hlen)
+struct mrc_batch_want {
+	u32 psn, msn, mlen, off, plen, last, n;
+	bool ack_req;
+	struct mrc_data hdr;
+};
+
+/* Whether the header @d of packet @i of a batch says what @w wants. */
+static bool mrc_batch_hdr_ok(struct mrc_batch_want *w,
+			     const struct mrc_data *d, u32 i)
 {
-	u32 fs = pos, fe = pos + skb_frag_size(fr), i;
-	struct page *page = skb_frag_page(fr);
-	skb_frag_t *last;
+	if (!d || ntohl(d->psn) != mrc_psn_add(w->psn, i) ||
+	    ntohl(d->msn) != w->msn || ntohl(d->msg_len) != w->mlen ||
+	    ntohl(d->offset) != w->off + i * w->plen ||
+	    ntohs(d->h.plen) != (i + 1 < w->n ? w->plen : w->last))
+		return false;
+	w->ack_req |= !!(d->h.flags & htons(MRC_F_ACK_REQ));
+	if (i + 1 == w->n)
+		w->hdr = *d;
+	return true;
+}
 
-	for (i = fs / seg; i * seg < fe; i++) {
-		u32 a = max(fs, i * seg + hlen);
-		u32 b = min(fe, (i + 1) * seg);
-		u32 off = skb_frag_off(fr) + a - fs;
-		u32 nr = skb_shinfo(p)->nr_frags;
+/* Append @size bytes at @off of @page to @p's payload: to its last
+ * fragment @*lf when they follow it in the page, else as a fragment of
+ * their own. False when @p has no fragment left.
+ */
+static bool mrc_payload_add(struct sk_buff *p, skb_frag_t **lf,
+			    struct page *page, u32 off, u32 size)
+{
+	struct skb_shared_info *sh = skb_shinfo(p);
 
-		if (a >= b)
-			continue;
-		last = nr ? &skb_shinfo(p)->frags[nr - 1] : NULL;
-		if (last && skb_frag_page(last) == page &&
-		    skb_frag_off(last) + skb_frag_size(last) == off) {
-			skb_frag_size_add(last, b - a);
-		} else if (nr < MAX_SKB_FRAGS) {
-			get_page(page);
-			__skb_fill_page_desc(p, nr, page, off, b - a);
-			skb_shinfo(p)->nr_frags = nr + 1;
-		} else {
+	if (*lf && skb_frag_page(*lf) == page &&
+	    skb_frag_off(*lf) + skb_frag_size(*lf) == off) {
+		skb_frag_size_add(*lf, size);
+	} else {
+		if (sh->nr_frags >= MAX_SKB_FRAGS)
 			return false;
-		}
-		p->len += b - a;
-		p->data_len += b - a;
+		get_page(page);
+		*lf = &sh->frags[sh->nr_frags];
+		__skb_fill_page_desc(p, sh->nr_frags++, page, off, size);
 	}
+	p->len += size;
+	p->data_len += size;
 	return true;
 }
 
 /* The payload of the packets of a GSO batch of @seg bytes a packet (each
- * starting with a header of @hlen), as one skb: its fragments reference the
- * batch's pages, without the headers between them, and what lies in the
- * batch's linear part is copied. NULL when that cannot be done: no memory,
- * more pieces than an skb has fragments, or a frag_list skb with a linear
- * part.
+ * starting with a header of @hlen), as one skb, in the one walk through
+ * the batch that checks every header against @w: its fragments reference
+ * the batch's pages, without the headers between them, and what lies in
+ * the batch's linear part is copied. NULL when a header says otherwise or
+ * when that cannot be done: no memory, more pieces than an skb has
+ * fragments, or a frag_list skb with a linear part.
  */
 static struct sk_buff *mrc_gso_payload(const struct sk_buff *skb, u32 seg,
-				       u32 hlen)
+				       u32 hlen, struct mrc_batch_want *w)
 {
-	u32 hl = skb_headlen(skb), lin = 0, pos = hl, i, f;
+	u32 hl = skb_headlen(skb), lin = 0, pos = hl, i, next;
 	const struct sk_buff *cur = skb;
+	skb_frag_t *lf = NULL;
+	struct mrc_data buf;
 	struct sk_buff *p;
 
+	for (next = 0; next * seg + hlen <= hl; next++)
+		if (!mrc_batch_hdr_ok(w, (const void *)skb->data + next * seg,
+				      next))
+			return NULL;
 	for (i = 0; i * seg + hlen < hl; i++)
 		lin += min(hl, (i + 1) * seg) - (i * seg + hlen);
 	p = alloc_skb(lin, GFP_ATOMIC | __GFP_NOWARN);
@@ -579,18 +549,54 @@ static struct sk_buff *mrc_gso_payload(const struct sk_buff *skb, u32 seg,
 	for (i = 0; i * seg + hlen < hl; i++)
 		skb_put_data(p, skb->data + i * seg + hlen,
 			     min(hl, (i + 1) * seg) - (i * seg + hlen));
+	/* @a walks each fragment: through the payload of the packet before
+	 * header @next up to that header, then through the header, which is
+	 * checked in the fragment where it ends (in place if it began there
+	 * too, else copied).
+	 */
 	for (; cur; cur = mrc_seg_next(skb, cur)) {
 		const struct skb_shared_info *sh = skb_shinfo(cur);
+		const skb_frag_t *fr, *fend = sh->frags + sh->nr_frags;
 
-		for (f = 0; f < sh->nr_frags; f++) {
-			if (!mrc_gso_payload_frag(p, &sh->frags[f], pos, seg,
-						  hlen))
-				goto fail;
-			pos += skb_frag_size(&sh->frags[f]);
+		for (fr = sh->frags; fr < fend; fr++) {
+			u32 end = pos + skb_frag_size(fr), a = pos;
+			const struct mrc_data *d;
+			const u8 *va = NULL;
+
+			while (a < end) {
+				u32 hs = next * seg;
+
+				if (a < hs) {
+					u32 b = min(end, hs);
+
+					if (!mrc_payload_add(p, &lf,
+							     skb_frag_page(fr),
+							     skb_frag_off(fr) + a - pos,
+							     b - a))
+						goto fail;
+					a = b;
+					continue;
+				}
+				if (hs + hlen > end)
+					break;
+				d = NULL;
+				if (hs >= pos) {
+					va = va ?: skb_frag_address_safe(fr);
+					if (va)
+						d = (const void *)(va + hs - pos);
+				}
+				if (!d)
+					d = skb_header_pointer(skb, hs, hlen, &buf);
+				if (!mrc_batch_hdr_ok(w, d, next))
+					goto fail;
+				next++;
+				a = hs + hlen;
+			}
+			pos = end;
 		}
 	}
 	/* A frag_list skb with a linear part ended the walk early. */
-	if (pos != skb->len)
+	if (pos != skb->len || next != w->n)
 		goto fail;
 	p->truesize += p->data_len;
 	return p;
@@ -615,13 +621,12 @@ static bool mrc_rcv_data_batch(struct sock *sk, struct sk_buff *skb)
 	u32 seg = skb_shinfo(skb)->gso_size;
 	struct mrc_sock *msk = mrc_sk(sk);
 	struct net *net = sock_net(sk);
-	u32 psn, msn, off, mlen, total = 0, last = 0, n, i, k, high, adv = 0;
-	struct mrc_seg_cursor cur;
+	u32 psn, msn, off, mlen, total, last, n, i, k, high, adv = 0;
+	struct mrc_batch_want w;
 	const struct mrc_data *d;
-	bool ack_req = false, hol;
 	struct mrc_rmsg *rmsg;
-	struct mrc_data buf;
 	struct sk_buff *p;
+	bool hol;
 
 	if (seg <= hlen || skb->pp_recycle ||
 	    skb_zcopy(skb) || msk->state != MRC_ESTABLISHED ||
@@ -640,21 +645,11 @@ static bool mrc_rcv_data_batch(struct sock *sk, struct sk_buff *skb)
 	if ((s32)k < 0 || k + n > MRC_WND ||
 	    find_next_bit(msk->rcv_map, k + n, k) < k + n)
 		return false;
-	mrc_seg_cursor_init(&cur, skb);
-	for (i = 0; i < n; i++) {
-		u32 plen = min(seg, skb->len - i * seg) - hlen;
-
-		last = plen;
-		d = mrc_seg_hdr(&cur, i * seg, hlen, &buf);
-		if (!d || ntohl(d->psn) != mrc_psn_add(psn, i) || ntohl(d->msn) != msn ||
-		    ntohl(d->msg_len) != mlen || ntohl(d->offset) != off + total ||
-		    ntohs(d->h.plen) != plen ||
-		    !mrc_data_fields_ok(mlen, off + total, plen, msk->mss,
-					MRC_MSS_MIN, msn - msk->rcv_msn))
-			return false;
-		ack_req |= !!(ntohs(d->h.flags) & MRC_F_ACK_REQ);
-		total += plen;
-	}
+	/* What every packet carries if each header says what the first
+	 * implies (mrc_gso_payload() checks them all).
+	 */
+	last = skb->len - (n - 1) * seg - hlen;
+	total = skb->len - n * hlen;
 	/* As for one packet each: the message next in line may exceed the
 	 * buffer; a packet that finds the window used up is a probe, which
 	 * goes alone.
@@ -662,7 +657,19 @@ static bool mrc_rcv_data_batch(struct sock *sk, struct sk_buff *skb)
 	hol = msn == msk->rcv_msn && skb_queue_empty(&sk->sk_receive_queue);
 	if (!hol && msk->rcv_bytes + total - last >= msk->rcv_edge)
 		return false;
-	p = mrc_gso_payload(skb, seg, hlen);
+	/* The message fields of the first and the last packet hold; those
+	 * of the packets between follow (struct mrc_batch_want).
+	 */
+	if (!mrc_data_fields_ok(mlen, off, n > 1 ? seg - hlen : last, msk->mss,
+				MRC_MSS_MIN, msn - msk->rcv_msn) ||
+	    !mrc_data_fields_ok(mlen, off + total - last, last, msk->mss,
+				MRC_MSS_MIN, msn - msk->rcv_msn))
+		return false;
+	w = (struct mrc_batch_want){
+		.psn = psn, .msn = msn, .mlen = mlen, .off = off,
+		.plen = seg - hlen, .last = last, .n = n,
+	};
+	p = mrc_gso_payload(skb, seg, hlen, &w);
 	if (!p)
 		return false;
 	/* It holds the batch's pages: charge their share of what the
@@ -686,22 +693,28 @@ static bool mrc_rcv_data_batch(struct sock *sk, struct sk_buff *skb)
 	MRC_INC(net, IN_DATA_BATCHES);
 	msk->stats.pkts_received += n;
 	/* The next ACK echoes the last packet, as if they came one by one. */
-	mrc_echo_set(msk, d, MRC_IN_CB(skb)->ce);
+	mrc_echo_set(msk, &w.hdr, MRC_IN_CB(skb)->ce);
 	rmsg->got += total;
 	rmsg->mem += p->truesize;
 	mrc_rcv_accepted(msk, n, seg - hlen, total, p->truesize);
 	if (k)
 		MRC_ADD(net, IN_OUT_OF_ORDER, n);
 	high = mrc_rcv_high(msk);
-	for (i = 0; i < n; i++)
-		adv += mrc_rcv_map_add(msk->rcv_map, k + i - adv);
+	/* Next in line with nothing held beyond: as mrc_rcv_map_add()
+	 * for each, which would shift nothing.
+	 */
+	if (!k && !high)
+		adv = n;
+	else
+		for (i = 0; i < n; i++)
+			adv += mrc_rcv_map_add(msk->rcv_map, k + i - adv);
 	msk->rcv_nxt = mrc_psn_add(msk->rcv_nxt, adv);
 	if (rmsg->got == rmsg->len)
 		mrc_deliver(sk);
 	/* mrc_rcv_data()'s rule, for the batch. */
 	msk->rcv_unacked += n;
 	if (mrc_hole_news(k, n, high, adv) || MRC_IN_CB(skb)->ce ||
-	    ack_req ||
+	    w.ack_req ||
 	    msk->rcv_unacked >= mrc_ack_every)
 		mrc_send_ack(sk, 0);
 	else
@@ -1326,32 +1339,69 @@ static void mrc_rcv_locked(struct sock *sk, struct sk_buff *skb)
 	sock_put(sk);
 }
 
+/* Whether @d, a header of a GSO batch whose first is @d0, is DATA of the
+ * same connection.
+ */
+static bool mrc_gso_hdr_ok(const struct mrc_data *d, const struct mrc_data *d0)
+{
+	return d && d->h.version == MRC_VERSION && d->h.type == MRC_PKT_DATA &&
+	       d->h.dcid == d0->h.dcid && d->h.scid == d0->h.scid &&
+	       mrc_psn_ok(&d->h);
+}
+
 /* Every packet of a GSO batch is DATA of one connection, from one peer
  * connection, with at least a DATA header: so that it may go to that
- * connection whole.
+ * connection whole. The headers lie at multiples of the segment size,
+ * after the first mostly in page fragments (on the frag_list too, as
+ * mrc_xmit_batch() builds it): each is read in place in the fragment
+ * where it ends if it began there, else copied.
  */
 static bool mrc_gso_one_conn(const struct sk_buff *skb)
 {
 	const u32 hlen = sizeof(struct mrc_data);
-	u32 seg = skb_shinfo(skb)->gso_size, i;
+	u32 seg = skb_shinfo(skb)->gso_size, pos = skb_headlen(skb), next;
+	const struct sk_buff *cur = skb;
 	const struct mrc_data *d, *d0;
 	struct mrc_data buf, buf0;
-	struct mrc_seg_cursor cur;
 
 	if (seg <= hlen)
 		return false;
-	mrc_seg_cursor_init(&cur, skb);
-	d0 = mrc_seg_hdr(&cur, 0, hlen, &buf0);
-	if (!d0 || d0->h.version != MRC_VERSION || d0->h.type != MRC_PKT_DATA ||
-	    !mrc_psn_ok(&d0->h))
+	d0 = skb_header_pointer(skb, 0, hlen, &buf0);
+	if (!d0 || !mrc_gso_hdr_ok(d0, d0))
 		return false;
-	for (i = seg; i < skb->len; i += seg) {
-		d = mrc_seg_hdr(&cur, i, hlen, &buf);
-		if (!d || d->h.version != MRC_VERSION ||
-		    d->h.type != MRC_PKT_DATA || d->h.dcid != d0->h.dcid ||
-		    d->h.scid != d0->h.scid || !mrc_psn_ok(&d->h))
+	for (next = 1; next * seg + hlen <= pos && next * seg < skb->len; next++)
+		if (!mrc_gso_hdr_ok((const void *)skb->data + next * seg, d0))
 			return false;
+	for (; cur && next * seg < skb->len; cur = mrc_seg_next(skb, cur)) {
+		const struct skb_shared_info *sh = skb_shinfo(cur);
+		const skb_frag_t *fr, *fend = sh->frags + sh->nr_frags;
+
+		for (fr = sh->frags; fr < fend; fr++) {
+			u32 end = pos + skb_frag_size(fr);
+			const u8 *va = NULL;
+
+			for (; next * seg + hlen <= end; next++) {
+				u32 hs = next * seg;
+
+				d = NULL;
+				if (hs >= pos) {
+					va = va ?: skb_frag_address_safe(fr);
+					if (va)
+						d = (const void *)(va + hs - pos);
+				}
+				if (!d)
+					d = skb_header_pointer(skb, hs, hlen, &buf);
+				if (!mrc_gso_hdr_ok(d, d0))
+					return false;
+			}
+			pos = end;
+		}
 	}
+	/* Past a frag_list skb with a linear part: copied. */
+	for (; next * seg < skb->len; next++)
+		if (!mrc_gso_hdr_ok(skb_header_pointer(skb, next * seg, hlen,
+						       &buf), d0))
+			return false;
 	return true;
 }
 
