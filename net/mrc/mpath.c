@@ -371,32 +371,33 @@ bool mrc_cp_any_usable(struct sock *sk)
 }
 
 /**
- * mrc_cp_on_xmit() - a DATA packet goes out on a path
+ * mrc_cp_on_xmit() - DATA packets go out on a path
  * @sk: the socket, locked
- * @cb: the packet
- * @i: the entry of the path
- * @now: time of the transmission
+ * @i: the entry of the path, which the caller put in each packet's
+ *	&mrc_tx_cb.pidx
+ * @n: the packets: one, or a GSO batch's
+ * @bytes: their payload
+ * @retrans: how many of them are retransmissions
  */
-void mrc_cp_on_xmit(struct sock *sk, struct mrc_tx_cb *cb, u32 i, u32 now)
+void mrc_cp_on_xmit(struct sock *sk, u32 i, u32 n, u32 bytes, u32 retrans)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
 	struct mrc_cpath *cp = &mrc_cps(msk)->p[i];
 	struct mrc_cpstate *cs = &mrc_cp_sts(msk)[i];
 
-	cb->pidx = i;
-	cs->inflight++;
-	WRITE_ONCE(cs->sent, cs->sent + 1);
-	WRITE_ONCE(cs->bytes, cs->bytes + cb->len);
-	if (cb->xmits > 1)
-		WRITE_ONCE(cs->retrans, cs->retrans + 1);
+	cs->inflight += n;
+	WRITE_ONCE(cs->sent, cs->sent + n);
+	WRITE_ONCE(cs->bytes, cs->bytes + bytes);
+	if (retrans)
+		WRITE_ONCE(cs->retrans, cs->retrans + retrans);
 	if (cp->path) {
 		struct mrc_path_pcpu *pc = get_cpu_ptr(cp->path->stats);
 
 		u64_stats_update_begin(&pc->syncp);
-		u64_stats_inc(&pc->v[MRC_PC_SENT]);
-		u64_stats_add(&pc->v[MRC_PC_BYTES], cb->len);
-		if (cb->xmits > 1)
-			u64_stats_inc(&pc->v[MRC_PC_RETRANS]);
+		u64_stats_add(&pc->v[MRC_PC_SENT], n);
+		u64_stats_add(&pc->v[MRC_PC_BYTES], bytes);
+		if (retrans)
+			u64_stats_add(&pc->v[MRC_PC_RETRANS], retrans);
 		u64_stats_update_end(&pc->syncp);
 		put_cpu_ptr(cp->path->stats);
 	}

@@ -92,7 +92,7 @@ void mrc_cp_on_echo(struct sock *sk, u32 i, u32 tsecr);
 void mrc_cp_on_dup(struct sock *sk, u32 i, u32 tsecr);
 void mrc_cp_undo(struct sock *sk, u32 i, u32 tsecr, u32 cum,
 		 const unsigned long *sack);
-void mrc_cp_on_xmit(struct sock *sk, struct mrc_tx_cb *cb, u32 i, u32 now);
+void mrc_cp_on_xmit(struct sock *sk, u32 i, u32 n, u32 bytes, u32 retrans);
 void mrc_cp_on_delivered(struct sock *sk, const struct mrc_tx_cb *cb, u32 now,
 			 bool ce, u32 tsecr);
 void mrc_cp_on_lost(struct sock *sk, struct mrc_tx_cb *cb);

@@ -274,7 +274,8 @@ static void mrc_count_xmit(struct sock *sk, struct mrc_tx_cb *cb, u32 i,
 		cb->xmits++;
 	if (cb->xmits > 1)
 		msk->undo_retrans++;
-	mrc_cp_on_xmit(sk, cb, i, now);
+	cb->pidx = i;
+	mrc_cp_on_xmit(sk, i, 1, cb->len, cb->xmits > 1);
 	msk->stats.pkts_sent++;
 	MRC_INC(sock_net(sk), OUT_DATA);
 	if (cb->xmits > 1) {
@@ -442,8 +443,8 @@ static void mrc_xmit_batch(struct sock *sk, struct mrc_txpkt **pkts, u32 n,
 	const u32 hlen = sizeof(struct mrc_data);
 	struct sk_buff *gso, *to, *next = NULL;
 	bool noroute = false, qdrop;
+	u32 i, hoff = 0, k, bytes = 0;
 	struct page *hpage = NULL;
-	u32 i, hoff = 0, k;
 	void *hdrs = NULL;
 	int err;
 
@@ -476,7 +477,13 @@ static void mrc_xmit_batch(struct sock *sk, struct mrc_txpkt **pkts, u32 n,
 	for (i = 0; i < n; i++) {
 		struct mrc_tx_cb *cb = MRC_TX_CB(pkts[i]);
 
-		mrc_count_xmit(sk, cb, p, now);
+		/* mrc_count_xmit() for a new packet, counted below for all. */
+		DEBUG_NET_WARN_ON_ONCE(cb->xmits);
+		cb->xmit_us = now;
+		cb->probed = 0;
+		cb->xmits = 1;
+		cb->pidx = p;
+		bytes += cb->len;
 		if (!i) {
 			mrc_data_hdr(sk, skb_put(gso, hlen), pkts[i], ev);
 			mrc_skb_ref_payload(gso, pkts[i]);
@@ -498,6 +505,9 @@ static void mrc_xmit_batch(struct sock *sk, struct mrc_txpkt **pkts, u32 n,
 		to->data_len += hlen;
 		mrc_skb_ref_payload(to, pkts[i]);
 	}
+	mrc_cp_on_xmit(sk, p, n, bytes, 0);
+	mrc_sk(sk)->stats.pkts_sent += n;
+	MRC_ADD(sock_net(sk), OUT_DATA, n);
 	gso->truesize += gso->data_len;
 	skb_walk_frags(gso, to) {
 		to->truesize += to->data_len;
