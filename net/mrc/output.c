@@ -525,12 +525,14 @@ static void mrc_xmit_batch(struct sock *sk, struct mrc_txpkt **pkts, u32 n,
 	qdrop = err == NET_XMIT_DROP;
 	if (qdrop || (!noroute && !net_xmit_eval(err)))
 		mrc_xmit_outcome(sk, p, qdrop, now);
+	/* New packets: both flags were clear. */
+	if (!qdrop && !noroute)
+		return;
 	for (i = 0; i < n; i++) {
 		MRC_TX_CB(pkts[i])->noroute = noroute;
 		MRC_TX_CB(pkts[i])->qdrop = qdrop;
 	}
-	if (qdrop || noroute)
-		mrc_arm_rtx_at(sk, 1);
+	mrc_arm_rtx_at(sk, 1);
 	return;
 
 nomem:
