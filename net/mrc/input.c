@@ -448,13 +448,15 @@ drop:
 /* The skb after @cur in @skb's fragments, for the walks through a GSO
  * batch below: the first of its frag_list after @skb itself. NULL after
  * the last, and at one that is not as mrc_xmit_batch() builds them
- * (fragments only, none from a page pool or of user memory).
+ * (fragments only, no frag_list of its own, none from a page pool or of
+ * user memory).
  */
 static const struct sk_buff *mrc_seg_next(const struct sk_buff *skb,
 					  const struct sk_buff *cur)
 {
 	cur = cur == skb ? skb_shinfo(skb)->frag_list : cur->next;
-	return cur && !skb_headlen(cur) && !cur->pp_recycle &&
+	return cur && !skb_headlen(cur) && !skb_has_frag_list(cur) &&
+	       !cur->pp_recycle &&
 	       !(skb_shinfo(cur)->flags & SKBFL_ZEROCOPY_ENABLE) ? cur : NULL;
 }
 
@@ -1367,9 +1369,9 @@ static bool mrc_gso_one_conn(const struct sk_buff *skb)
 	if (seg <= hlen)
 		return false;
 	d0 = skb_header_pointer(skb, 0, hlen, &buf0);
-	if (!d0 || !mrc_gso_hdr_ok(d0, d0))
+	if (!mrc_gso_hdr_ok(d0, d0))
 		return false;
-	for (next = 1; next * seg + hlen <= pos && next * seg < skb->len; next++)
+	for (next = 1; next * seg + hlen <= pos; next++)
 		if (!mrc_gso_hdr_ok((const void *)skb->data + next * seg, d0))
 			return false;
 	for (; cur && next * seg < skb->len; cur = mrc_seg_next(skb, cur)) {

@@ -440,35 +440,30 @@ static void mrc_xmit_batch(struct sock *sk, struct mrc_txpkt **pkts, u32 n,
 			   u64 starts, u32 p, u32 now)
 {
 	u16 ev = mrc_cps(mrc_sk(sk))->p[p].id;
-	const u32 hlen = sizeof(struct mrc_data);
 	struct sk_buff *gso, *to, *next = NULL;
-	bool noroute = false, qdrop;
+	const u32 hlen = sizeof(struct mrc_data);
 	u32 i, hoff = 0, k, bytes = 0;
+	bool noroute = false, qdrop;
 	struct page *hpage = NULL;
 	void *hdrs = NULL;
 	int err;
 
 	gso = alloc_skb(MRC_HEADROOM + hlen, GFP_ATOMIC | __GFP_NOWARN);
-	if (gso) {
-		hdrs = netdev_alloc_frag((n - 1) * hlen);
-		if (!hdrs)
-			goto nomem;
-	}
+	if (!gso)
+		goto nomem;
+	hdrs = netdev_alloc_frag((n - 1) * hlen);
+	if (!hdrs)
+		goto nomem;
 	/* The frag_list, built back to front: its skbs carry no data but
 	 * their fragments.
 	 */
-	for (k = hweight64(starts); gso && k; k--) {
+	for (k = hweight64(starts); k; k--) {
 		to = alloc_skb(0, GFP_ATOMIC | __GFP_NOWARN);
 		if (!to)
 			goto nomem;
 		to->next = next;
 		next = to;
 		skb_shinfo(gso)->frag_list = next;
-	}
-	if (!gso) {
-		for (i = 0; i < n; i++)
-			mrc_xmit_data(sk, pkts[i], p, now);
-		return;
 	}
 	hpage = virt_to_head_page(hdrs);
 	hoff = hdrs - page_address(hpage);
@@ -766,14 +761,19 @@ static u16 mrc_cell_pkts(const struct mrc_sock *msk)
  * the stack would segment such a batch in software instead, so it ends
  * where the device can take it whole.
  */
-static bool mrc_batch_chains(struct mrc_sock *msk, int p)
+static bool mrc_batch_chains(struct mrc_sock *msk, u32 p)
 {
 	const struct dst_entry *dst = mrc_cps(msk)->p[p].dst;
 	netdev_features_t f;
 
-	if (!dst || !dst->dev)
+	if (!dst)
 		return true;
-	f = READ_ONCE(dst->dev->features);
+	/* The socket holds the route, not its device, which an unregister
+	 * may swap and free (dst_dev_put()): read it under RCU.
+	 */
+	rcu_read_lock();
+	f = READ_ONCE(READ_ONCE(dst->dev)->features);
+	rcu_read_unlock();
 	return (f & NETIF_F_FRAGLIST) || !(f & NETIF_F_GSO_UDP_L4);
 }
 
@@ -857,6 +857,10 @@ static void mrc_send_new(struct sock *sk, bool probe)
 			starts = 0;
 			frags = pf - 1;
 		} else if (frags + pf > MAX_SKB_FRAGS) {
+			/* A packet of a batch is at most half of 64 KB, in
+			 * fragments of 32 bytes at least.
+			 */
+			DEBUG_NET_WARN_ON_ONCE(pf > MAX_SKB_FRAGS);
 			starts |= BIT_ULL(n);
 			frags = pf;
 		} else {
