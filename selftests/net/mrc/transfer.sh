@@ -225,7 +225,8 @@ test_1000_connections() {
 	transfer -P 1000 -n 5 -l 1000
 }
 
-# batched_transfer: a bulk transfer over the 16 automatic paths; prints
+# batched_transfer [COUNT]: a bulk transfer of COUNT (200) 64 KB messages
+# over the 16 automatic paths; prints
 # the increase of OutData, OutDataSkbs and InDataBatches (batches the
 # receiver took whole) over it. The counters are read with no connection
 # left, since one that closed may still send (a retransmission of what
@@ -236,7 +237,7 @@ batched_transfer() {
 	wait_for 30 mrc_sockets_gone "$NS_A" "$NS_B" >&2 || return 1
 	d0=$(read_counter OutData) && s0=$(read_counter OutDataSkbs) &&
 		b0=$(read_counter InDataBatches) || return 1
-	transfer -l 65536 -n 200 >&2
+	transfer -l 65536 -n "${1:-200}" >&2
 	rc=$?
 	wait_for 30 mrc_sockets_gone "$NS_A" "$NS_B" >&2 || return 1
 	echo "$(($(read_counter OutData) - d0)) $(($(read_counter OutDataSkbs) - s0))" \
@@ -276,13 +277,14 @@ test_batches() {
 	return "$rc"
 }
 
-# chained_transfer: batched_transfer, with OutDataChained's increase
-# after the other three.
+# chained_transfer: batched_transfer of 60 messages (4 MB: the window
+# reaches a cell of 9 packets, past one skb, within the first), with
+# OutDataChained's increase after the other three.
 chained_transfer() {
 	local c0 out rc
 
 	c0=$(read_counter OutDataChained) || return 1
-	out=$(batched_transfer)
+	out=$(batched_transfer 60)
 	rc=$?
 	echo "$out $(($(read_counter OutDataChained) - c0))"
 	return "$rc"
