@@ -462,6 +462,22 @@ static const struct sk_buff *mrc_seg_next(const struct sk_buff *skb,
 
 static void mrc_rcv(struct sock *sk, struct sk_buff *skb);
 
+/* The DATA header at @hs of GSO batch @skb, which ends in fragment @fr at
+ * @pos: read in place if it began there too (*@va caches the fragment's
+ * address), else copied to @buf. NULL as skb_header_pointer() returns it.
+ */
+static const struct mrc_data *mrc_gso_hdr(const struct sk_buff *skb,
+					  const skb_frag_t *fr, const u8 **va,
+					  u32 pos, u32 hs, struct mrc_data *buf)
+{
+	if (hs >= pos) {
+		*va = *va ?: skb_frag_address_safe(fr);
+		if (*va)
+			return (const void *)(*va + hs - pos);
+	}
+	return skb_header_pointer(skb, hs, sizeof(*buf), buf);
+}
+
 /**
  * struct mrc_batch_want - what each header of a batch taken whole must say
  * @psn: the first packet's PSN; the others follow it
@@ -581,14 +597,7 @@ static struct sk_buff *mrc_gso_payload(const struct sk_buff *skb, u32 seg,
 				}
 				if (hs + hlen > end)
 					break;
-				d = NULL;
-				if (hs >= pos) {
-					va = va ?: skb_frag_address_safe(fr);
-					if (va)
-						d = (const void *)(va + hs - pos);
-				}
-				if (!d)
-					d = skb_header_pointer(skb, hs, hlen, &buf);
+				d = mrc_gso_hdr(skb, fr, &va, pos, hs, &buf);
 				if (!mrc_batch_hdr_ok(w, d, next))
 					goto fail;
 				next++;
@@ -1385,14 +1394,7 @@ static bool mrc_gso_one_conn(const struct sk_buff *skb)
 			for (; next * seg + hlen <= end; next++) {
 				u32 hs = next * seg;
 
-				d = NULL;
-				if (hs >= pos) {
-					va = va ?: skb_frag_address_safe(fr);
-					if (va)
-						d = (const void *)(va + hs - pos);
-				}
-				if (!d)
-					d = skb_header_pointer(skb, hs, hlen, &buf);
+				d = mrc_gso_hdr(skb, fr, &va, pos, hs, &buf);
 				if (!mrc_gso_hdr_ok(d, d0))
 					return false;
 			}
