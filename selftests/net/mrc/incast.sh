@@ -54,8 +54,7 @@ trap 'exit "$KSFT_FAIL"' INT TERM
 
 # mib H NAME: a counter of host H's namespace.
 mib() {
-	# shellcheck disable=SC2016 # awk's own $1 and $2
-	fab_exec_host "$1" awk -v c="$2" '$1 == c { print $2 }' /proc/net/mrc_stat
+	mrc_mib "$(fab_ns_host "$1")" "$2"
 }
 
 # sum NAME: a counter summed over the senders.
@@ -70,7 +69,7 @@ sum() {
 
 # all_good H: every path of host H is good.
 all_good() {
-	fab_exec_host "$1" "$MRC" -j path show > "$tmp/paths-$1.json" &&
+	"$MRC" -n "$(fab_ns_host "$1")" -j path show > "$tmp/paths-$1.json" &&
 		python3 -c 'import json, sys
 sys.exit(0 if all(p["state"] == "good" for s in json.load(open(sys.argv[1]))
                   for p in s["paths"]) else 1)' "$tmp/paths-$1.json"

@@ -68,10 +68,15 @@ trap 'exit "$KSFT_FAIL"' INT TERM
 
 # sockstat NS FIELD: FIELD of the MRC line of /proc/net/mrc_sockstat in NS.
 sockstat() {
-	# shellcheck disable=SC2016 # awk's own $i
-	ip netns exec "$1" awk -v f="$2" '$1 == "MRC:" {
-		for (i = 2; i < NF; i += 2) if ($i == f) print $(i + 1) }' \
-		/proc/net/mrc_sockstat
+	local s f
+
+	s=$(mrc_ns_read "$1" /proc/net/mrc_sockstat) || return 1
+	while read -ra f; do
+		[ "${f[0]}" = MRC: ] || continue
+		for ((i = 1; i + 1 < ${#f[@]}; i += 2)); do
+			[ "${f[i]}" = "$2" ] && echo "${f[i + 1]}"
+		done
+	done <<< "$s"
 }
 
 # mem: bytes the protocol has charged, from the pages mrc_sockstat shows.

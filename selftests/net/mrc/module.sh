@@ -8,8 +8,8 @@
 
 source "$(dirname "$0")"/lib.sh
 
-# 100 and 200; a quarter of that on a debug kernel (slow_count).
-CYCLES=$(slow_count 100)
+# 50 and 200; a quarter of that on a debug kernel (slow_count).
+CYCLES=$(slow_count 50)
 NAMESPACES=$(slow_count 200)
 tmp=$(mktemp -d)
 holders=()

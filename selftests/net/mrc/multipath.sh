@@ -85,9 +85,7 @@ held_or_dead() {
 
 # mib NAME: a counter of host 1's namespace.
 mib() {
-	# shellcheck disable=SC2016 # awk's own $1 and $2
-	ip netns exec "$(fab_ns_host 1)" awk -v c="$1" '$1 == c { print $2 }' \
-		/proc/net/mrc_stat
+	mrc_mib "$(fab_ns_host 1)" "$1"
 }
 
 # mib_nonzero: host 1's counters that are not zero, on one line.
@@ -120,7 +118,7 @@ mp_transfer() {
 	wait_for 200 held_or_dead "$cpid"
 	# What the case waits for while the connection is still open.
 	[ -z "${MP_SETTLE:-}" ] || $MP_SETTLE
-	fab_exec_host 1 "$MRC" -j -s conn show > "$tmp/conns.json" 2> "$tmp/conns.err"
+	"$MRC" -n "$(fab_ns_host 1)" -j -s conn show > "$tmp/conns.json" 2> "$tmp/conns.err"
 	touch "$tmp/hold"
 	wait "$cpid"
 	crc=$?
@@ -184,13 +182,13 @@ EOF
 set_paths() {
 	local h=$1 peer=$2 id=0 e k j
 
-	fab_exec_host "$h" "$MRC" path flush || return 1
+	"$MRC" -n "$(fab_ns_host "$h")" path flush || return 1
 	for e in $3; do
 		id=$((id + 1))
 		k=${e%%:*}
 		j=0
 		[ "$e" != "$k" ] && j=${e#*:}
-		fab_exec_host "$h" "$MRC" path add "$(fab_host_addr "$peer")"/128 \
+		"$MRC" -n "$(fab_ns_host "$h")" path add "$(fab_host_addr "$peer")"/128 \
 			segs "$(fab_sid "$k" "$j")" id "$id" || return 1
 	done
 }
@@ -418,17 +416,17 @@ test_ecn() {
 	local rc cool spine
 
 	both_paths "1 2 3 4" || return 1
-	cool=$(fab_exec_host 1 "$MRC" -j cc show |
+	cool=$("$MRC" -n "$(fab_ns_host 1)" -j cc show |
 	       python3 -c 'import json, sys; print(json.load(sys.stdin)["ecn_cooldown_us"])') ||
 		return 1
 	spine=$(fab_link_addr 1 3 spine)
 	fab_exec_host 1 ip neigh replace "$spine" dev p3 nud permanent \
 		lladdr "$(fab_mac "$(fab_ns_spine 3)" h1)" || return 1
-	fab_exec_host 1 "$MRC" cc set ecn-cooldown $(($(slow_limit 20) * 1000)) || return 1
+	"$MRC" -n "$(fab_ns_host 1)" cc set ecn-cooldown $(($(slow_limit 20) * 1000)) || return 1
 	fab_link_qdisc 1 3 up netem loss 50% ecn limit 10000 || return 1
 	mp_transfer -l 64K -n 300
 	rc=$?
-	fab_exec_host 1 "$MRC" cc set ecn-cooldown "$cool" || rc=1
+	"$MRC" -n "$(fab_ns_host 1)" cc set ecn-cooldown "$cool" || rc=1
 	ip netns exec "$(fab_ns_host 1)" tc -s qdisc show dev p3 | grep -E "netem|Sent|marked" |
 		sed 's/^/qdisc: /'
 	fab_link_clear 1 3 up
@@ -456,7 +454,7 @@ EOF
 test_auto() {
 	local cap=$tmp/auto.pcap rc nr auto used ports
 
-	fab_exec_host 1 "$MRC" path flush && fab_exec_host 2 "$MRC" path flush || return 1
+	"$MRC" -n "$(fab_ns_host 1)" path flush && "$MRC" -n "$(fab_ns_host 2)" path flush || return 1
 	fab_capture_start 1 1 up "$cap" || return 1
 	mp_transfer -l 64K -n 8
 	rc=$?
@@ -493,7 +491,7 @@ test_denied() {
 	local cap=$tmp/denied.pcap rc n
 
 	both_paths "1 2 3 4" || return 1
-	fab_exec_host 1 "$MRC" path set "$H2_ADDR"/128 id 3 state denied || return 1
+	"$MRC" -n "$(fab_ns_host 1)" path set "$H2_ADDR"/128 id 3 state denied || return 1
 	fab_capture_start 3 1 up "$cap" || return 1
 	mp_transfer -l 64K -n 100
 	rc=$?

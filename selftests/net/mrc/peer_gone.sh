@@ -70,11 +70,11 @@ test_link_vanishes() {
 
 	setup || return 1
 	start_transfer || return 1
-	before=$(ip netns exec "$A" awk '$1 == "ConnTimeout" { print $2 }' /proc/net/mrc_stat)
+	before=$(mrc_mib "$A" ConnTimeout)
 	ip -n "$B" link del veth-b
 	# Documented bound with the defaults: under 15 s; allow for slow guests.
 	client_failed_with 60 "timed out" || return 1
-	after=$(ip netns exec "$A" awk '$1 == "ConnTimeout" { print $2 }' /proc/net/mrc_stat)
+	after=$(mrc_mib "$A" ConnTimeout)
 	[ "$after" -gt "$before" ] || { echo "ConnTimeout did not rise"; return 1; }
 	wait_for 30 no_sockets_left
 }

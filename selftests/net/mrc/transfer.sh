@@ -116,12 +116,10 @@ read_counter() {
 	local ns n total=0
 
 	for ns in "$NS_A" "$NS_B"; do
-		if ! ip netns exec "$ns" test -r /proc/net/mrc_stat; then
-			echo "/proc/net/mrc_stat does not exist (in $ns)"
+		if ! n=$(mrc_mib "$ns" "$1" 2>&1); then
+			echo "/proc/net/mrc_stat cannot be read (in $ns): $n"
 			return 1
 		fi
-		# shellcheck disable=SC2016 # awk's own $1 and $2
-		n=$(ip netns exec "$ns" awk -v c="$1" '$1 == c { print $2 }' /proc/net/mrc_stat)
 		if [ -z "$n" ]; then
 			echo "/proc/net/mrc_stat has no $1 counter (in $ns)"
 			return 1
