@@ -127,13 +127,16 @@ selftests:
 tools: $(BUILD)/tools/mrcperf $(BUILD)/tools/mrc \
 	$(BUILD)/tools/q_mrctrim.so $(BUILD)/tools/conn_pairs
 
-$(BUILD)/tools/mrc: $(wildcard tools/mrc/*.[ch]) uapi/linux/mrc.h VERSION
+# tools/lib: what the tools share (the JSON writer).
+TOOLS_LIB := $(wildcard tools/lib/*.[ch])
+
+$(BUILD)/tools/mrc: $(wildcard tools/mrc/*.[ch]) $(TOOLS_LIB) uapi/linux/mrc.h VERSION
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -Wall -Wextra -Werror -Iuapi $$(pkg-config --cflags libmnl) \
 		-DMRC_TOOL_VERSION='"$(VERSION)"' \
 		-o $@ $(filter %.c,$^) $$(pkg-config --libs libmnl)
 
-$(BUILD)/tools/mrcperf: $(wildcard tools/mrcperf/*.[ch]) uapi/linux/mrc.h VERSION
+$(BUILD)/tools/mrcperf: $(wildcard tools/mrcperf/*.[ch]) $(TOOLS_LIB) uapi/linux/mrc.h VERSION
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -Wall -Wextra -Werror -Iuapi -pthread \
 		-DMRCPERF_VERSION='"$(VERSION)"' -o $@ $(filter %.c,$^) -lm
@@ -225,7 +228,7 @@ check-debug:
 	@$(TESTING)/check-debug
 
 # make fuzz [FUZZ_SECS=60]: the libFuzzer targets of tools/testing/fuzz/,
-# built from the module's own parse.c and choose.c, each for FUZZ_SECS;
+# built from the module's own parse.c and sched.c, each for FUZZ_SECS;
 # new inputs join tools/testing/fuzz/corpus/.
 fuzz: deps
 	@$(TESTING)/fuzz/run

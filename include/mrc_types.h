@@ -24,6 +24,7 @@
 #include <linux/mrc.h>
 #include <linux/mutex.h>
 #include <linux/percpu_counter.h>
+#include <linux/ratelimit_types.h>
 #include <linux/rhashtable-types.h>
 #include <linux/seg6.h>
 #include <linux/sizes.h>
@@ -32,7 +33,6 @@
 #include <linux/timer.h>
 #include <linux/udp.h>
 #include <linux/u64_stats_sync.h>
-#include <net/dst_cache.h>
 #include <net/ipv6.h>
 #include <net/sock.h>
 
@@ -270,18 +270,6 @@ struct mrc_cc_params {
  * @orphans: connections closed by their application and still delivering
  * @sysctl: the namespace's sysctl table
  */
-/**
- * struct mrc_ratelimit - at most some number of events a second
- * @lock: protects the other fields
- * @refill: jiffies when @tokens was last refilled
- * @tokens: events still allowed until a second after @refill
- */
-struct mrc_ratelimit {
-	spinlock_t lock;	/* refill, tokens */
-	unsigned long refill;
-	u32 tokens;
-};
-
 struct mrc_net {
 	possible_net_t net;
 	spinlock_t bind_lock;	/* bind_hash, nr_bound */
@@ -299,9 +287,9 @@ struct mrc_net {
 	struct list_head bad_paths;
 	struct list_head probe_waiters;
 	struct timer_list probe_timer;
-	struct mrc_ratelimit probe_rl;
-	struct mrc_ratelimit reply_rl;
-	struct mrc_ratelimit rst_rl;
+	struct ratelimit_state probe_rl;
+	struct ratelimit_state reply_rl;
+	struct ratelimit_state rst_rl;
 	unsigned int outage_timeout_ms;
 	unsigned int data_dscp;
 	unsigned int trim_dscp;

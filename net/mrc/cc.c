@@ -24,7 +24,7 @@
  */
 #include "cc.h"
 #include "conn.h"
-#include "mpath.h"
+#include "conn_paths.h"
 #include "pernet.h"
 
 /**

@@ -452,17 +452,7 @@ void mrc_rtt_sample(struct sock *sk, u32 rtt_us)
 	struct mrc_sock *msk = mrc_sk(sk);
 	u32 g = jiffies_to_usecs(1), var, lo, hi;
 
-	if (!rtt_us)
-		rtt_us = 1;
-	if (!msk->srtt_us) {
-		msk->srtt_us = rtt_us;
-		msk->rttvar_us = rtt_us / 2;
-	} else {
-		u32 delta = abs((s32)(msk->srtt_us - rtt_us));
-
-		msk->rttvar_us = msk->rttvar_us - msk->rttvar_us / 4 + delta / 4;
-		msk->srtt_us = msk->srtt_us - msk->srtt_us / 8 + rtt_us / 8;
-	}
+	mrc_rtt_fold(&msk->srtt_us, &msk->rttvar_us, rtt_us ?: 1);
 	var = max(g, 4 * msk->rttvar_us);
 	lo = max_t(u32, mrc_rto_min_ms, 1) * USEC_PER_MSEC;
 	hi = max_t(u32, mrc_rto_max_ms * USEC_PER_MSEC, lo);

@@ -15,7 +15,7 @@
 #include "conn.h"
 #include "input.h"
 #include "mem.h"
-#include "mpath.h"
+#include "conn_paths.h"
 #include "output.h"
 #include "params.h"
 #include "parse.h"

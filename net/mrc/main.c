@@ -11,7 +11,7 @@
 
 #include "mrc_wire.h"
 #include "mem.h"
-#include "mpath.h"
+#include "conn_paths.h"
 #include "netlink.h"
 #include "output.h"
 #include "params.h"

@@ -13,10 +13,10 @@
 
 #include "cc.h"
 #include "mib.h"
-#include "mpath.h"
+#include "conn_paths.h"
 #include "netlink.h"
 #include "output.h"
-#include "path.h"
+#include "pathset.h"
 #include "probe.h"
 #include "pernet.h"
 #include "trace.h"

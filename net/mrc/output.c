@@ -7,7 +7,6 @@
 #include <linux/mrc.h>
 #include <linux/udp.h>
 #include <net/addrconf.h>
-#include <net/dst_cache.h>
 #include <net/inet_ecn.h>
 #include <net/ip6_checksum.h>
 #include <net/ip6_route.h>
@@ -17,21 +16,32 @@
 #include "conn.h"
 #include "input.h"
 #include "mem.h"
-#include "mpath.h"
+#include "conn_paths.h"
 #include "output.h"
 #include "params.h"
 #include "pernet.h"
 #include "pmtu.h"
 #include "trace.h"
 
-/* Send one MRC packet (skb->data at the MRC header) from the namespace's
- * UDP tunnel socket on a route already found, in fragments of @frag bytes
- * if @frag is not 0. Consumes the skb and @dst.
+/**
+ * mrc_output_flow() - send an MRC packet on a route already found
+ * @net: the namespace, whose UDP tunnel socket sends it
+ * @sk: the connection's socket (its priority), or NULL
+ * @skb: the packet, skb->data at the MRC header; consumed
+ * @fl6: the flow: addresses, UDP ports, mark
+ * @dst: the route for @fl6; consumed
+ * @opt: the SRH, or NULL
+ * @frag: 0, or the size of the fragments the host may cut it into
+ *
+ * Every packet the module sends leaves here: the UDP header and checksum,
+ * the traffic class (DATA's DSCP), ip6_xmit(), and the OutPkts and
+ * TxErrors counters.
+ *
+ * Return: 0, a negative errno, or NET_XMIT_DROP.
  */
-static int mrc_output_flow(struct net *net, struct sock *sk,
-			   struct sk_buff *skb, struct flowi6 *fl6,
-			   struct dst_entry *dst, struct ipv6_txoptions *opt,
-			   u32 frag)
+int mrc_output_flow(struct net *net, struct sock *sk, struct sk_buff *skb,
+		    struct flowi6 *fl6, struct dst_entry *dst,
+		    struct ipv6_txoptions *opt, u32 frag)
 {
 	const struct mrc_hdr *h = (const struct mrc_hdr *)skb->data;
 	struct sock *usk = mrc_net(net)->udp_sock->sk;
@@ -584,9 +594,9 @@ ask:
 	return true;
 }
 
-/* The peer's window bounds payload bytes sent and not yet delivered. With
- * nothing in flight one packet may always go, so that a closed window is
- * probed by the RTO timer rather than deadlocking.
+/* The peer's window bounds payload bytes sent and not yet delivered. A
+ * closed window does not deadlock: with nothing outstanding, the RTO timer
+ * sends one packet past it (a zero-window probe: mrc_send_new()'s @probe).
  */
 static bool mrc_rwnd_allows(const struct mrc_sock *msk, u32 len)
 {
@@ -1327,12 +1337,7 @@ void mrc_mark_lost(struct sock *sk, struct mrc_tx_cb *cb,
 	struct mrc_sock *msk = mrc_sk(sk);
 
 	trace_mrc_pkt_lost(msk, cb->psn, mrc_cps(msk)->p[cb->pidx].id, reason);
-	cb->lost = 1;
-	cb->trimmed = 0;
-	cb->nobuf = 0;
-	cb->noroute = 0;
-	cb->qdrop = 0;
-	mrc_sk(sk)->lost++;
+	mrc_cb_set_lost(msk, cb);
 	mrc_cp_on_lost(sk, cb);
 }
 
@@ -1348,12 +1353,7 @@ void mrc_mark_lost(struct sock *sk, struct mrc_tx_cb *cb,
  */
 void mrc_mark_released(struct sock *sk, struct mrc_tx_cb *cb)
 {
-	cb->lost = 1;
-	cb->trimmed = 0;
-	cb->nobuf = 0;
-	cb->noroute = 0;
-	cb->qdrop = 0;
-	mrc_sk(sk)->lost++;
+	mrc_cb_set_lost(mrc_sk(sk), cb);
 	mrc_cp_on_unsent(sk, cb);
 }
 

@@ -37,6 +37,31 @@ enum mrc_lost_reason {
 	MRC_LOST_TAIL_PROBE,
 };
 
+/**
+ * mrc_cb_set_lost() - take a packet in flight out of the window, to be
+ *	sent again
+ * @msk: its socket, locked
+ * @cb: the packet, not yet marked lost
+ *
+ * What every loss, release and move of a packet shares: it counts as
+ * lost (mrc_sock.lost), and what it waited for (a trim hold, memory, a
+ * route, a local queue) no longer matters. The callers do the path's
+ * accounting.
+ */
+static inline void mrc_cb_set_lost(struct mrc_sock *msk, struct mrc_tx_cb *cb)
+{
+	cb->lost = 1;
+	cb->trimmed = 0;
+	cb->nobuf = 0;
+	cb->noroute = 0;
+	cb->qdrop = 0;
+	msk->lost++;
+}
+
+int mrc_output_flow(struct net *net, struct sock *sk, struct sk_buff *skb,
+		    struct flowi6 *fl6, struct dst_entry *dst,
+		    struct ipv6_txoptions *opt, u32 frag);
+
 struct mrc_reply {
 	struct in6_addr saddr;
 	struct in6_addr daddr;

@@ -5,6 +5,7 @@
  */
 #include <linux/bug.h>
 #include <linux/mrc_trim.h>
+#include <linux/ratelimit.h>
 #include <linux/rhashtable.h>
 #include <linux/slab.h>
 #include <linux/sysctl.h>
@@ -17,7 +18,7 @@
 #include "mib.h"
 #include "params.h"
 #include "mrc_compat.h"
-#include "path.h"
+#include "pathset.h"
 #include "pmtu.h"
 #include "probe.h"
 #include "pernet.h"
@@ -33,13 +34,15 @@ const struct rhashtable_params mrc_conn_params = {
 
 /**
  * mrc_ratelimit_init() - a rate limit with nothing taken yet
- * @rl: the rate limit
+ * @rl: the rate limit: the kernel's, with a second as its interval
+ *
+ * It never prints (RATELIMIT_MSG_ON_RELEASE, and nothing releases it):
+ * the callers count what it refuses.
  */
-void mrc_ratelimit_init(struct mrc_ratelimit *rl)
+void mrc_ratelimit_init(struct ratelimit_state *rl)
 {
-	spin_lock_init(&rl->lock);
-	rl->refill = jiffies - HZ;
-	rl->tokens = 0;
+	ratelimit_state_init(rl, HZ, 0);
+	ratelimit_set_flags(rl, RATELIMIT_MSG_ON_RELEASE);
 }
 
 /**
@@ -47,27 +50,19 @@ void mrc_ratelimit_init(struct mrc_ratelimit *rl)
  * @rl: the rate limit
  * @rate: events allowed a second (the module parameter, read now)
  *
- * A second's worth of events is allowed at once, refilled a second after
- * the previous refill: a burst of @rate, and at most 2 * @rate in any
- * second. Any context.
+ * ___ratelimit(): @rate events are allowed at once, and the second starts
+ * over at the first event after it ended, so at most 2 * @rate happen in
+ * any second. The burst is written here, as the kernel's sysctls write
+ * theirs, so that a change of the parameter holds from the next event.
+ * An event that finds the state locked by another CPU is refused (the
+ * kernel's trylock): a limit, never more events. Any context.
  *
  * Return: true, and the event is counted, if it may.
  */
-bool mrc_ratelimit_take(struct mrc_ratelimit *rl, unsigned int rate)
+bool mrc_ratelimit_take(struct ratelimit_state *rl, unsigned int rate)
 {
-	unsigned long flags;
-	bool ok;
-
-	spin_lock_irqsave(&rl->lock, flags);
-	if (time_after_eq(jiffies, rl->refill + HZ)) {
-		rl->refill = jiffies;
-		rl->tokens = rate;
-	}
-	ok = rl->tokens > 0;
-	if (ok)
-		rl->tokens--;
-	spin_unlock_irqrestore(&rl->lock, flags);
-	return ok;
+	WRITE_ONCE(rl->burst, min_t(unsigned int, rate, INT_MAX));
+	return __ratelimit(rl);
 }
 
 MRC_DEFINE_ENCAP_ERR_RCV(mrc_encap_err_rcv, mrc_udp_err)

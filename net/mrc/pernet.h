@@ -24,8 +24,8 @@ static inline struct mrc_net *mrc_net(const struct net *net)
 	return net_generic(net, mrc_net_id);
 }
 
-void mrc_ratelimit_init(struct mrc_ratelimit *rl);
-bool mrc_ratelimit_take(struct mrc_ratelimit *rl, unsigned int rate);
+void mrc_ratelimit_init(struct ratelimit_state *rl);
+bool mrc_ratelimit_take(struct ratelimit_state *rl, unsigned int rate);
 int mrc_pernet_init(void);
 void mrc_pernet_exit(void);
 

@@ -14,7 +14,7 @@
 #include <net/ipv6.h>
 
 #include "conn.h"
-#include "mpath.h"
+#include "conn_paths.h"
 #include "mrc_compat.h"
 #include "output.h"
 #include "pernet.h"

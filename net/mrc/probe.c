@@ -19,7 +19,7 @@
 #include "netlink.h"
 #include "output.h"
 #include "params.h"
-#include "path.h"
+#include "pathset.h"
 #include "pernet.h"
 #include "probe.h"
 
@@ -68,8 +68,6 @@ static void mrc_probe_xmit(struct net *net, u8 type, const struct mrc_path *p,
 	struct dst_entry *dst;
 	struct mrc_probe *pr;
 	struct sk_buff *skb;
-	struct udphdr *uh;
-	int err;
 
 	skb = alloc_skb(MRC_HEADROOM + sizeof(*pr), GFP_ATOMIC);
 	if (!skb) {
@@ -98,23 +96,8 @@ static void mrc_probe_xmit(struct net *net, u8 type, const struct mrc_path *p,
 		kfree_skb(skb);
 		return;
 	}
-	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
-	uh = skb_push(skb, sizeof(*uh));
-	skb_reset_transport_header(skb);
-	uh->source = fl6.fl6_sport;
-	uh->dest = fl6.fl6_dport;
-	uh->len = htons(skb->len);
-	uh->check = 0;
-	skb_dst_set(skb, dst);
-	udp6_set_csum(false, skb, &fl6.saddr, &fl6.daddr, skb->len);
-	/* net_xmit_eval() evaluates its argument twice. */
-	err = ip6_xmit(usk, skb, &fl6, 0, opt, INET_ECN_ECT_0, 0);
-	err = net_xmit_eval(err);
-	if (err) {
-		MRC_INC(net, TX_ERRORS);
+	if (mrc_output_flow(net, NULL, skb, &fl6, dst, opt, 0))
 		return;
-	}
-	MRC_INC(net, OUT_PKTS);
 	if (type == MRC_PKT_PROBE)
 		MRC_INC(net, OUT_PROBES);
 	else

@@ -16,7 +16,7 @@
 #include "conn.h"
 #include "input.h"
 #include "mem.h"
-#include "mpath.h"
+#include "conn_paths.h"
 #include "output.h"
 #include "params.h"
 #include "pernet.h"

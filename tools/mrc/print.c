@@ -2,58 +2,33 @@
 /*
  * Output in the manner of iproute2's json_print: each call names a value
  * once, with a JSON key and a text format, and prints whichever -j asks for.
- * The JSON writer only tracks commas and depth; -p adds newlines and indent.
+ * The JSON is tools/lib/jsonw.c's; -p indents it.
  */
 #include <sys/time.h>
 #include <time.h>
 
+#include "../lib/jsonw.h"
 #include "mrc.h"
 
 #define JSON_INDENT	4
 
-static struct {
-	int depth;
-	bool first;	/* nothing yet in the innermost object or array */
-} jw = { .first = true };
+static struct jsonw jw;
 
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char ch = *s;
-
-		if (ch == '"' || ch == '\\')
-			printf("\\%c", ch);
-		else if (ch < 0x20 || ch == 0x7f)
-			printf("\\u%04x", ch);
-		else
-			putchar(ch);
-	}
-	putchar('"');
-}
-
-/* Begin a value: the comma, with -p a new line, then the key if any. */
+/* Begin a value (jsonw_key()), on stdout, indented with -p. */
 static void json_key(const char *key)
 {
-	if (!jw.first)
-		putchar(',');
-	if (opts.pretty && jw.depth)
-		printf("\n%*s", JSON_INDENT * jw.depth, "");
-	jw.first = false;
-	if (key) {
-		json_str(key);
-		fputs(opts.pretty ? ": " : ":", stdout);
-	}
+	if (!jw.f)
+		jsonw_init(&jw, stdout, opts.pretty ? JSON_INDENT : 0);
+	jsonw_key(&jw, key);
 }
 
 static void json_open(const char *key, char bracket)
 {
 	if (!opts.json)
 		return;
-	json_key(key);
-	putchar(bracket);
-	jw.depth++;
-	jw.first = true;
+	if (!jw.f)
+		jsonw_init(&jw, stdout, opts.pretty ? JSON_INDENT : 0);
+	jsonw_open(&jw, key, bracket);
 }
 
 /* A value at the top ends its line: monitor prints one per event. */
@@ -61,13 +36,7 @@ static void json_close(char bracket)
 {
 	if (!opts.json)
 		return;
-	jw.depth--;
-	if (opts.pretty && !jw.first)
-		printf("\n%*s", JSON_INDENT * jw.depth, "");
-	putchar(bracket);
-	jw.first = !jw.depth;
-	if (!jw.depth)
-		putchar('\n');
+	jsonw_close(&jw, bracket);
 }
 
 void open_json_object(const char *key)
@@ -95,7 +64,7 @@ void print_string(enum print_type t, const char *key, const char *fmt,
 {
 	if (opts.json && (t & PRINT_JSON)) {
 		json_key(key);
-		json_str(val);
+		jsonw_string(stdout, val);
 	} else if (!opts.json && (t & PRINT_FP) && fmt) {
 		printf(fmt, val);
 	}

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../lib/jsonw.h"
 #include "mrcperf.h"
 
 void conn_fail(struct conn_result *r, const char *fmt, ...)
@@ -78,83 +79,10 @@ static u64 info_value(const struct mrc_info *info, size_t i)
 	}
 }
 
-struct jw {
-	FILE *f;
-	int depth;
-	bool first;
-};
-
-static void jw_str_raw(FILE *f, const char *s)
+static void jw_double(struct jsonw *w, const char *key, double v)
 {
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = *s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20 || ch >= 0x7f)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
-}
-
-/* Start a value: comma, newline and indentation, then "key": if any. */
-static void jw_key(struct jw *w, const char *key)
-{
-	if (!w->first)
-		fputc(',', w->f);
-	if (w->depth)
-		fprintf(w->f, "\n%*s", 2 * w->depth, "");
-	w->first = false;
-	if (key) {
-		jw_str_raw(w->f, key);
-		fputs(": ", w->f);
-	}
-}
-
-static void jw_open(struct jw *w, const char *key, char bracket)
-{
-	jw_key(w, key);
-	fputc(bracket, w->f);
-	w->depth++;
-	w->first = true;
-}
-
-static void jw_close(struct jw *w, char bracket)
-{
-	w->depth--;
-	if (!w->first)
-		fprintf(w->f, "\n%*s", 2 * w->depth, "");
-	fputc(bracket, w->f);
-	w->first = false;
-	if (!w->depth)
-		fputc('\n', w->f);
-}
-
-static void jw_u64(struct jw *w, const char *key, u64 v)
-{
-	jw_key(w, key);
-	fprintf(w->f, "%llu", v);
-}
-
-static void jw_double(struct jw *w, const char *key, double v)
-{
-	jw_key(w, key);
+	jsonw_key(w, key);
 	fprintf(w->f, "%.3f", isfinite(v) ? v : 0.0);
-}
-
-static void jw_bool(struct jw *w, const char *key, bool v)
-{
-	jw_key(w, key);
-	fputs(v ? "true" : "false", w->f);
-}
-
-static void jw_str(struct jw *w, const char *key, const char *s)
-{
-	jw_key(w, key);
-	jw_str_raw(w->f, s);
 }
 
 struct totals {
@@ -327,92 +255,93 @@ static void print_text(FILE *f, const struct run_info *ri, const struct totals *
 		fprintf(f, "result: OK\n");
 }
 
-static void print_conn_json(struct jw *w, const struct conn_result *r)
+static void print_conn_json(struct jsonw *w, const struct conn_result *r)
 {
 	double s = seconds(r->start_ns, r->end_ns);
 	size_t i;
 
-	jw_open(w, NULL, '{');
-	jw_u64(w, "conn", r->conn);
-	jw_bool(w, "ok", r->present && !r->failed && !r->verify_errors);
-	jw_u64(w, "messages", r->messages);
-	jw_u64(w, "bytes", r->bytes);
+	jsonw_open(w, NULL, '{');
+	jsonw_u64(w, "conn", r->conn);
+	jsonw_bool(w, "ok", r->present && !r->failed && !r->verify_errors);
+	jsonw_u64(w, "messages", r->messages);
+	jsonw_u64(w, "bytes", r->bytes);
 	jw_double(w, "seconds", s);
 	jw_double(w, "goodput_mbps", mbps(r->bytes, s));
-	jw_u64(w, "verify_errors", r->verify_errors);
+	jsonw_u64(w, "verify_errors", r->verify_errors);
 	if (r->failed)
-		jw_str(w, "error", r->error);
+		jsonw_str(w, "error", r->error);
 	if (r->have_info) {
-		jw_open(w, "mrc_info", '{');
+		jsonw_open(w, "mrc_info", '{');
 		for (i = 0; i < ARRAY_SIZE(info_fields); i++)
-			jw_u64(w, info_fields[i].name, info_value(&r->info, i));
-		jw_close(w, '}');
+			jsonw_u64(w, info_fields[i].name, info_value(&r->info, i));
+		jsonw_close(w, '}');
 	}
-	jw_close(w, '}');
+	jsonw_close(w, '}');
 }
 
 static void print_json(FILE *f, const struct run_info *ri, const struct totals *t,
 		       const struct conn_result *res, unsigned int n)
 {
 	const struct mrcperf_ctrl *c = ri->ctrl;
-	struct jw w = { .f = f, .first = true };
+	struct jsonw w;
 	struct latency l;
 	unsigned int i;
 
-	jw_open(&w, NULL, '{');
-	jw_str(&w, "role", ri->role);
-	jw_str(&w, "mode", mode_str(c));
-	jw_bool(&w, "reverse", c->reverse);
-	jw_str(&w, "proto", run_proto(ri));
-	jw_str(&w, "peer", ri->peer);
-	jw_str(&w, "session", c->session);
-	jw_u64(&w, "size", c->size);
-	jw_u64(&w, "connections", c->conns);
-	jw_u64(&w, "count", c->count);
+	jsonw_init(&w, f, 2);
+	jsonw_open(&w, NULL, '{');
+	jsonw_str(&w, "role", ri->role);
+	jsonw_str(&w, "mode", mode_str(c));
+	jsonw_bool(&w, "reverse", c->reverse);
+	jsonw_str(&w, "proto", run_proto(ri));
+	jsonw_str(&w, "peer", ri->peer);
+	jsonw_str(&w, "session", c->session);
+	jsonw_u64(&w, "size", c->size);
+	jsonw_u64(&w, "connections", c->conns);
+	jsonw_u64(&w, "count", c->count);
 	jw_double(&w, "duration", c->duration);
-	jw_bool(&w, "verify", c->verify);
-	jw_u64(&w, "seed", c->seed);
-	jw_u64(&w, "messages", t->messages);
-	jw_u64(&w, "bytes", t->bytes);
+	jsonw_bool(&w, "verify", c->verify);
+	jsonw_u64(&w, "seed", c->seed);
+	jsonw_u64(&w, "messages", t->messages);
+	jsonw_u64(&w, "bytes", t->bytes);
 	jw_double(&w, "seconds", t->seconds);
 	jw_double(&w, "goodput_mbps", mbps(t->bytes, t->seconds));
-	jw_u64(&w, "verify_errors", t->verify_errors);
-	jw_u64(&w, "failed_connections", t->failed);
-	jw_bool(&w, "ok", !t->failed);
+	jsonw_u64(&w, "verify_errors", t->verify_errors);
+	jsonw_u64(&w, "failed_connections", t->failed);
+	jsonw_bool(&w, "ok", !t->failed);
 	if (t->first_failed)
-		jw_str(&w, "error", t->first_failed->failed ? t->first_failed->error :
+		jsonw_str(&w, "error", t->first_failed->failed ? t->first_failed->error :
 		       "verification failed");
 	if (t->nrtt) {
 		latency_of(t, &l);
-		jw_open(&w, "latency_us", '{');
-		jw_u64(&w, "count", t->nrtt);
+		jsonw_open(&w, "latency_us", '{');
+		jsonw_u64(&w, "count", t->nrtt);
 		jw_double(&w, "min", l.min);
 		jw_double(&w, "p50", l.p50);
 		jw_double(&w, "p99", l.p99);
 		jw_double(&w, "p999", l.p999);
 		jw_double(&w, "max", l.max);
 		jw_double(&w, "mean", l.mean);
-		jw_close(&w, '}');
+		jsonw_close(&w, '}');
 	}
 	if (ri->iv) {
-		jw_open(&w, "intervals", '[');
+		jsonw_open(&w, "intervals", '[');
 		for (i = 0; i < ri->niv; i++) {
 			const struct mrcperf_interval *iv = &ri->iv[i];
 
-			jw_open(&w, NULL, '{');
+			jsonw_open(&w, NULL, '{');
 			jw_double(&w, "start", iv->start);
 			jw_double(&w, "end", iv->end);
-			jw_u64(&w, "bytes", iv->bytes);
+			jsonw_u64(&w, "bytes", iv->bytes);
 			jw_double(&w, "goodput_mbps", mbps(iv->bytes, iv->end - iv->start));
-			jw_close(&w, '}');
+			jsonw_close(&w, '}');
 		}
-		jw_close(&w, ']');
+		jsonw_close(&w, ']');
 	}
-	jw_open(&w, "conns", '[');
+	jsonw_open(&w, "conns", '[');
 	for (i = 0; i < n; i++)
 		print_conn_json(&w, &res[i]);
-	jw_close(&w, ']');
-	jw_close(&w, '}');
+	jsonw_close(&w, ']');
+	jsonw_close(&w, '}');
 }
 
 void print_results(FILE *f, bool json, const struct run_info *ri,

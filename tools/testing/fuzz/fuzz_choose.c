@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fuzz_choose: the path chooser (net/mrc/choose.c, built as the module
+ * fuzz_choose: the path chooser (net/mrc/sched.c, built as the module
  * builds it) under arbitrary path states and choices.
  *
  * Input: the number of paths (1 to 32), then for each a byte of state
@@ -25,7 +25,7 @@
  */
 #include <stdlib.h>
 
-#include "choose.h"
+#include "sched.h"
 
 #define MAX_PATHS	32
 

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * tools/testing/fuzz: the module's types that net/mrc/choose.c reads,
+ * tools/testing/fuzz: the module's types that net/mrc/sched.c reads,
  * with only the fields it reads (named and typed as in
  * include/mrc_types.h, which the compiler holds them to by building
- * choose.c against both), and the fuzzer's clock.
+ * sched.c against both), and the fuzzer's clock.
  */
 #ifndef _MRC_FUZZ_TYPES_H
 #define _MRC_FUZZ_TYPES_H
