@@ -10,8 +10,6 @@
 #include <linux/jhash.h>
 #include <linux/random.h>
 #include <linux/udp.h>
-#include <net/inet_ecn.h>
-#include <net/ip6_checksum.h>
 #include <net/ip6_route.h>
 #include <net/ipv6.h>
 #include <net/udp.h>
