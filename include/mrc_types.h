@@ -382,6 +382,8 @@ struct mrc_cpath {
  *	other devices take other paths' transmissions fails it
  *	(mrc_local_failed())
  * @qdrop_first_us: when the first of them was sent
+ * @qdrop_last_us: when a queue of this host last dropped a transmission
+ *	on it; 0 never
  * @left_us: when a transmission on it last left this host (a queue took
  *	it); 0 never
  * @sent: DATA transmissions
@@ -422,6 +424,7 @@ struct mrc_cpstate {
 	u32 late_xmit_us;
 	u8 qdrop_run;
 	u32 qdrop_first_us;
+	u32 qdrop_last_us;
 	u32 left_us;
 	u64 sent;
 	u64 bytes;

@@ -687,6 +687,29 @@ void mrc_cp_on_dup(struct sock *sk, u32 i, u32 tsecr)
 		mrc_cp_reordered(&st[i], mrc_now_us());
 }
 
+/* When a queue of this host last dropped a transmission on path entry @i,
+ * or on another path that leaves through the same device: 0 if none did
+ * since @since.
+ */
+static u32 mrc_cp_local_full(struct mrc_sock *msk, u32 i, u32 since)
+{
+	const struct mrc_cpstate *st = mrc_cp_sts(msk);
+	const struct mrc_cpaths *cps = mrc_cps(msk);
+	const struct dst_entry *dst = cps->p[i].dst;
+	u32 j, last = 0;
+
+	for (j = 0; j < cps->nr; j++) {
+		u32 t = st[j].qdrop_last_us;
+
+		if (j != i && (!dst || !cps->p[j].dst ||
+			       cps->p[j].dst->dev != dst->dev))
+			continue;
+		if (t && mrc_after(t, since) && (!last || mrc_after(t, last)))
+			last = t;
+	}
+	return last;
+}
+
 /**
  * mrc_cp_late_due() - an ACK came: retire the paths due for it whose time
  *	has come
@@ -697,7 +720,7 @@ void mrc_cp_late_due(struct sock *sk, u32 now)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
 	struct mrc_cpstate *st;
-	u32 i, next = 0;
+	u32 i, next = 0, drop, tmo;
 
 	/* Nothing due, or not yet: no walk over the paths on every ACK. A
 	 * run that ended since only makes the walk below find nothing. Nor
@@ -732,6 +755,24 @@ void mrc_cp_late_due(struct sock *sk, u32 now)
 		if ((s32)(cs->late_until_us - now) > 0 ||
 		    cs->late_gen != msk->busy_gen ||
 		    !mrc_after(msk->rack_xmit_us, cs->late_seen_us)) {
+			if (!next || mrc_before(cs->late_until_us, next))
+				next = cs->late_until_us;
+			continue;
+		}
+		/* A queue of this host in front of the path overflowed
+		 * during the silence: a transmission through its device was
+		 * dropped here since the run's first loss was sent. Its
+		 * packets since may be waiting in that queue, not lost (a
+		 * queue that another path fills delays this one's by as
+		 * much, with no sample of it yet). The three timeouts of
+		 * silence count again from that drop.
+		 */
+		drop = mrc_cp_local_full(msk, i, cs->late_first_us);
+		tmo = cs->late_until_us - cs->late_seen_us;
+		if (drop && (s32)(now - drop) < (s32)(3 * tmo)) {
+			cs->late_until_us = (drop + 3 * tmo) | 1;
+			cs->late_seen_us = cs->late_until_us - tmo;
+			MRC_INC(sock_net(sk), RETIRE_LOCAL_QUEUE);
 			if (!next || mrc_before(cs->late_until_us, next))
 				next = cs->late_until_us;
 			continue;

@@ -41,6 +41,7 @@ static const char * const mrc_mib_names[] = {
 	[MRC_MIB_RETIRE_TRIMMED] = "RetireTrimmed",
 	[MRC_MIB_RETIRE_UNDONE] = "RetireUndone",
 	[MRC_MIB_RETIRE_LOCAL_DROP] = "RetireLocalDrop",
+	[MRC_MIB_RETIRE_LOCAL_QUEUE] = "RetireLocalQueue",
 	[MRC_MIB_OUTAGES] = "Outages",
 	[MRC_MIB_IN_OUT_OF_ORDER] = "InOutOfOrder",
 	[MRC_MIB_IN_BEYOND_WINDOW] = "InBeyondWindow",

@@ -309,6 +309,7 @@ static void mrc_xmit_outcome(struct sock *sk, u32 i, bool dropped, u32 now)
 		cs->qdrop_run = 0;
 		return;
 	}
+	cs->qdrop_last_us = now ?: 1;
 	if (!cs->qdrop_run)
 		cs->qdrop_first_us = now;
 	if (cs->qdrop_run < U8_MAX)

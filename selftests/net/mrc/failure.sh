@@ -896,7 +896,7 @@ local_queues() {
 		d0=$((d0 + $(fab_link_drops 1 "$k" up)))
 	done
 	# shellcheck disable=SC2086 # a list of names
-	c=$(counters $DETECTOR QdiscDropLost RetireLocalDrop)
+	c=$(counters $DETECTOR QdiscDropLost RetireLocalDrop RetireLocalQueue)
 	# Not shrunk on a slow kernel (slow_count): start() must see 2 MB
 	# acknowledged while the transfer runs.
 	transfer_rto_min 1000 -n 300 || rc=1
