@@ -14,6 +14,7 @@
 #include "params.h"
 #include "pernet.h"
 #include "pmtu.h"
+#include "recovery.h"
 
 #define MRC_CWND_INIT	16
 

@@ -16,6 +16,7 @@
 #include "conn_paths.h"
 #include "netlink.h"
 #include "output.h"
+#include "recovery.h"
 #include "params.h"
 #include "pathset.h"
 #include "pernet.h"

@@ -8,5 +8,7 @@
 void mrc_udp_data_ready(struct sock *usk);
 int mrc_backlog_rcv(struct sock *sk, struct sk_buff *skb);
 void mrc_rx_purge(struct sock *sk);
+u32 mrc_rcv_wnd(struct sock *sk);
+long mrc_rmem_charged(struct sock *sk);
 
 #endif /* _MRC_INPUT_H */

@@ -17,6 +17,7 @@
 #include "conn_paths.h"
 #include "mrc_compat.h"
 #include "output.h"
+#include "recovery.h"
 #include "pernet.h"
 #include "pmtu.h"
 

@@ -16,6 +16,7 @@
 #include "mrc_types.h"
 #include "mrc_wire.h"
 #include "output.h"
+#include "recovery.h"
 
 TRACE_DEFINE_ENUM(MRC_PATH_GOOD);
 TRACE_DEFINE_ENUM(MRC_PATH_ASSUMED_BAD);
