@@ -125,11 +125,16 @@ sample() {
 
 # progress: until $tmp/done, every minute, what the transfer has done
 # since the readers started: a soak that takes long says where it is.
+# Killed (TERM), it kills its sleep too: a sleep left behind would hold
+# the case's output open, and run_test would wait for it to end.
 progress() {
-	local t0=$SECONDS
+	local t0=$SECONDS s=
 
+	trap '[ -n "$s" ] && kill "$s" 2>/dev/null; exit 0' TERM
 	while [ ! -e "$tmp/done" ]; do
-		sleep 60
+		sleep 60 &
+		s=$!
+		wait "$s"
 		echo "$((SECONDS - t0)) s after go: B MsgsDelivered $(mrc_mib "$B" MsgsDelivered)" \
 			"DropZeroWindow $(mrc_mib "$B" DropZeroWindow)" \
 			"DropRcvbuf $(mrc_mib "$B" DropRcvbuf);" \
