@@ -4,11 +4,10 @@
  * packet. Documentation/networking/mrc.rst has the byte diagrams.
  *
  * include/ holds what is shared beyond the module: the wire formats (this
- * file and mrc10_wire.h, also built by the fuzzers and the host tests),
- * mrc_compat.h (the kernel differences, for both modules), and
- * mrc_types.h, for which the fuzzers put a header of their own in its
- * place (beside sched.c, the module's would always win). The module's
- * other headers are in net/mrc/.
+ * file and mrc10_wire.h, also built by the fuzzers and the host tests)
+ * and mrc_compat.h (the kernel differences, for both modules). The
+ * module's own headers are in net/mrc/, each type in the header of the
+ * file that owns it.
  */
 #ifndef _MRC_WIRE_H
 #define _MRC_WIRE_H

@@ -3,7 +3,7 @@
 #define _MRC_CONN_H
 
 #include "cc.h"
-#include "mrc_types.h"
+#include "socket.h"
 
 int mrc_conn_hash(struct sock *sk, u32 id);
 struct sock *mrc_conn_lookup(struct net *net, u32 cid);

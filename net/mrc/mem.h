@@ -5,7 +5,7 @@
 #include <linux/skbuff.h>
 #include <net/sock.h>
 
-#include "mrc_types.h"
+#include "socket.h"
 
 int mrc_mem_init(void);
 void mrc_mem_exit(void);

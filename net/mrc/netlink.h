@@ -4,7 +4,7 @@
 
 #include <net/sock.h>
 
-#include "mrc_types.h"
+#include "pathset.h"
 
 void mrc_nl_conn_event(struct sock *sk, int err);
 void mrc_nl_path_event(struct net *net, const struct mrc_path *p, u8 old,

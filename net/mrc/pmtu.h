@@ -3,7 +3,7 @@
 #define _MRC_PMTU_H
 
 #include "mrc_compat.h"
-#include "mrc_types.h"
+#include "conn_paths.h"
 
 u32 mrc_mtu_mss(const struct mrc_cpaths *cps, u32 mtu);
 bool mrc_cp_set_pmtu(struct sock *sk, u32 i, u32 mtu);

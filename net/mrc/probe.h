@@ -2,7 +2,9 @@
 #ifndef _MRC_PROBE_H
 #define _MRC_PROBE_H
 
-#include "mrc_types.h"
+#include "pathset.h"
+
+struct mrc_net;
 
 void mrc_probe_init_net(struct mrc_net *mn);
 void mrc_probe_exit_net(struct mrc_net *mn);

@@ -2,7 +2,7 @@
 #ifndef _MRC_RECOVERY_H
 #define _MRC_RECOVERY_H
 
-#include "mrc_types.h"
+#include "output.h"
 
 /**
  * enum mrc_lost_reason - why a packet was declared lost (mrc:mrc_pkt_lost)

@@ -26,8 +26,10 @@
  * fuzzer of tools/testing/fuzz/, which drives it with arbitrary path
  * states: it uses nothing but the connection's paths.
  */
-#include "sched.h"
+#include "conn_paths.h"
 #include "params.h"
+#include "pathset.h"
+#include "sched.h"
 
 /**
  * mrc_cp_find() - the entry of a path id

@@ -2,7 +2,10 @@
 #ifndef _MRC_SCHED_H
 #define _MRC_SCHED_H
 
-#include "mrc_types.h"
+#include <linux/types.h>
+
+struct mrc_cpath;
+struct mrc_cpaths;
 
 /* Most credits a path holds: packets acknowledged cleanly, not yet reused. */
 #define MRC_CREDIT_MAX	4

@@ -13,7 +13,8 @@
 #include <linux/mrc.h>
 #include <linux/tracepoint.h>
 
-#include "mrc_types.h"
+#include "pathset.h"
+#include "socket.h"
 #include "mrc_wire.h"
 #include "output.h"
 #include "recovery.h"

@@ -25,6 +25,7 @@
  */
 #include <stdlib.h>
 
+#include "conn_paths.h"
 #include "sched.h"
 
 #define MAX_PATHS	32
