@@ -891,9 +891,8 @@ static bool mrc_ack_covers(struct mrc_sock *msk, u32 psn, u32 cum,
  *
  * Called before the ACK is applied. The packet whose loss retired the
  * path arrived after all when the ACK echoes that very packet as it was
- * sent on the path (the receiver echoes at once a duplicate and, while
- * the sender repairs losses, a packet that fills a hole), or when the ACK
- * is the first to acknowledge it and
+ * sent on the path (the receiver echoes at once a duplicate, and a packet
+ * that fills a hole), or when the ACK is the first to acknowledge it and
  * echoes a packet sent on the path after it and before the retirement
  * (the late packet arrived in order, and its ACK was coalesced with the
  * next). Either way it was late, not lost (packets of one path can be

@@ -248,57 +248,23 @@ static u32 mrc_rcv_high(const struct mrc_sock *msk)
 	       find_last_bit(msk->rcv_map, MRC_WND) + 1;
 }
 
-/* A retransmission arrived at @k, @n packets, past the cumulative point,
- * with @high just past the highest PSN held: the sender is repairing
- * losses, until the cumulative PSN reaches the highest PSN received.
- */
-static void mrc_rcv_rtx(struct mrc_sock *msk, u32 k, u32 n, u32 high)
-{
-	u32 edge = mrc_psn_add(msk->rcv_nxt, max(high, k + n));
-
-	if (!msk->rcv_repair || mrc_psn_after(edge, msk->rcv_rtx_edge))
-		msk->rcv_rtx_edge = edge;
-	msk->rcv_repair = true;
-}
-
 /* Whether @n packets just added at @k past the old cumulative point, which
  * moved by @adv, changed the holes in a way the sender must hear of at
  * once. @high was just past the highest PSN held before them (0: nothing
- * held above the cumulative point, so no hole). Three changes are news:
- * - the first hole opens, which the sender's loss detection needs to see;
- * - the last hole closes (RFC 5681, section 4.2, as Linux TCP reads it:
- *   an immediate ACK once the out-of-order queue is empty);
- * - while the sender repairs losses (mrc_rcv_rtx()), the cumulative point
- *   passes packets held above a hole: that lets the sender free what it
- *   keeps for retransmission and move its PSN window on, and the echo of
- *   the packet that filled the hole may prove a path's retirement
- *   spurious (it was late, not lost: mrc_cp_undo()), which a later
- *   packet's echo would not.
- * A hole that opens beside another, or fills while others stay open and
- * nothing was retransmitted, waits for ack_every like a packet in order:
- * spraying over paths of unequal delay opens one with nearly every packet
- * of its faster paths and fills one with nearly every packet of its
- * slower paths, and the sender's loss detection, which is timed and per
- * path, needs to see them soon, not each at once.
+ * held above the cumulative point, so no hole). Two changes are news: the
+ * first hole opens, which the sender's loss detection needs to see; and
+ * the cumulative point passes packets held above a hole, which lets the
+ * sender free what it keeps for retransmission and move its PSN window
+ * on, and whose echo may prove a path's retirement spurious (the packet
+ * that filled the hole was late, not lost: mrc_cp_undo()). A hole opening
+ * beside another waits for ack_every like a packet in order: spraying
+ * over paths of unequal delay opens one with nearly every packet of its
+ * faster paths, and the sender's loss detection, which is timed, needs
+ * to see them soon, not each at once.
  */
-static bool mrc_hole_news(struct mrc_sock *msk, u32 k, u32 n, u32 high,
-			  u32 adv)
+static bool mrc_hole_news(u32 k, u32 n, u32 high, u32 adv)
 {
-	u32 from = mrc_psn_add(msk->rcv_nxt, -(s32)adv);
-	bool repair = msk->rcv_repair &&
-		      mrc_psn_before(from, msk->rcv_rtx_edge);
-
-	if (msk->rcv_repair &&
-	    !mrc_psn_before(msk->rcv_nxt, msk->rcv_rtx_edge))
-		msk->rcv_repair = false;
-	if (!high)
-		return k != 0;
-	if (adv <= n)
-		return false;
-	if (repair || bitmap_empty(msk->rcv_map, MRC_WND))
-		return true;
-	MRC_INC(sock_net(&msk->sk), ACK_FILL_DELAYED);
-	return false;
+	return (!high && k) || adv > n;
 }
 
 /* The bookkeeping of @n packets of @full payload bytes each, but the last,
@@ -398,7 +364,6 @@ static void mrc_rcv_data(struct sock *sk, struct sk_buff *skb)
 	u32 off = ntohl(d->offset), mlen = ntohl(d->msg_len);
 	u32 plen = skb->len - sizeof(*d);
 	bool ack_req = ntohs(d->h.flags) & MRC_F_ACK_REQ;
-	bool rtx = ntohs(d->h.flags) & MRC_F_RETX;
 	s32 k = mrc_psn_sub(psn, msk->rcv_nxt);
 	struct mrc_rmsg *rmsg;
 	bool hol, ce;
@@ -504,8 +469,6 @@ static void mrc_rcv_data(struct sock *sk, struct sk_buff *skb)
 		MRC_INC(net, IN_OUT_OF_ORDER);
 	/* Just past the highest PSN held: a packet beyond it opens a hole. */
 	high = mrc_rcv_high(msk);
-	if (rtx)
-		mrc_rcv_rtx(msk, k, 1, high);
 	adv = mrc_rcv_map_add(msk->rcv_map, k);
 	msk->rcv_nxt = mrc_psn_add(msk->rcv_nxt, adv);
 	if (rmsg->got == rmsg->len)
@@ -514,9 +477,11 @@ static void mrc_rcv_data(struct sock *sk, struct sk_buff *skb)
 	/* Reported at once: news of the holes (mrc_hole_news()); a
 	 * congestion mark, so that the sender learns which path it was on;
 	 * and a packet whose sender asks. Anything else waits like a packet
-	 * in order: every ack_every packets, or the ACK timer.
+	 * in order: every ack_every packets, or the ACK timer (RFC 5681
+	 * acknowledges every segment that fills a gap; spraying fills one
+	 * with nearly every packet of its slower paths).
 	 */
-	if (mrc_hole_news(msk, k, 1, high, adv) || ce || ack_req ||
+	if (mrc_hole_news(k, 1, high, adv) || ce || ack_req ||
 	    ++msk->rcv_unacked >= mrc_ack_every)
 		mrc_send_ack(sk, 0);
 	else
@@ -578,7 +543,6 @@ static const struct mrc_data *mrc_gso_hdr(const struct sk_buff *skb,
  * @last: the last packet's payload
  * @n: the packets
  * @ack_req: out: one of them asked for an immediate ACK
- * @rtx: out: one of them is a retransmission
  * @hdr: out: the last one's header, which the next ACK echoes
  *
  * The caller checked the message fields of the first and the last packet
@@ -587,7 +551,6 @@ static const struct mrc_data *mrc_gso_hdr(const struct sk_buff *skb,
 struct mrc_batch_want {
 	u32 psn, msn, mlen, off, plen, last, n;
 	bool ack_req;
-	bool rtx;
 	struct mrc_data hdr;
 };
 
@@ -601,7 +564,6 @@ static bool mrc_batch_hdr_ok(struct mrc_batch_want *w,
 	    ntohs(d->h.plen) != (i + 1 < w->n ? w->plen : w->last))
 		return false;
 	w->ack_req |= !!(d->h.flags & htons(MRC_F_ACK_REQ));
-	w->rtx |= !!(d->h.flags & htons(MRC_F_RETX));
 	if (i + 1 == w->n)
 		w->hdr = *d;
 	return true;
@@ -804,8 +766,6 @@ static bool mrc_rcv_data_batch(struct sock *sk, struct sk_buff *skb)
 	if (k)
 		MRC_ADD(net, IN_OUT_OF_ORDER, n);
 	high = mrc_rcv_high(msk);
-	if (w.rtx)
-		mrc_rcv_rtx(msk, k, n, high);
 	/* Next in line with nothing held beyond: as mrc_rcv_map_add()
 	 * for each, which would shift nothing.
 	 */
@@ -819,7 +779,7 @@ static bool mrc_rcv_data_batch(struct sock *sk, struct sk_buff *skb)
 		mrc_deliver(sk);
 	/* mrc_rcv_data()'s rule, for the batch. */
 	msk->rcv_unacked += n;
-	if (mrc_hole_news(msk, k, n, high, adv) || MRC_IN_CB(skb)->ce ||
+	if (mrc_hole_news(k, n, high, adv) || MRC_IN_CB(skb)->ce ||
 	    w.ack_req ||
 	    msk->rcv_unacked >= mrc_ack_every)
 		mrc_send_ack(sk, 0);

@@ -21,7 +21,6 @@ static const char * const mrc_mib_names[] = {
 	[MRC_MIB_OUT_RETRANS] = "OutRetrans",
 	[MRC_MIB_IN_ACKS] = "InAcks",
 	[MRC_MIB_OUT_ACKS] = "OutAcks",
-	[MRC_MIB_ACK_FILL_DELAYED] = "AckFillDelayed",
 	[MRC_MIB_IN_SYNS] = "InSyns",
 	[MRC_MIB_OUT_SYNS] = "OutSyns",
 	[MRC_MIB_IN_FINS] = "InFins",

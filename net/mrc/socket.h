@@ -261,10 +261,6 @@ struct mrc_stats {
  * @rmsgs: messages being reassembled, by MSN
  * @peer_final_msn: with MRC_FIN_RCVD: number of messages the peer sent
  * @rcv_unacked: DATA packets received since the last ACK
- * @rcv_rtx_edge: with @rcv_repair: just past the highest PSN received
- *	when the latest retransmission arrived
- * @rcv_repair: the sender is repairing losses: a retransmission arrived,
- *	and the cumulative PSN has yet to reach @rcv_rtx_edge
  * @rcv_wnd_adv: receive window in the last ACK
  * @rcv_bytes: payload bytes of the distinct DATA packets accepted
  * @rcv_edge: the furthest right edge advertised: the most of @rcv_bytes
@@ -383,7 +379,6 @@ struct mrc_sock {
 	struct list_head rmsgs;
 	u32 peer_final_msn;
 	u32 rcv_unacked;
-	u32 rcv_rtx_edge;
 	u32 rcv_wnd_adv;
 	u64 rcv_bytes;
 	u64 rcv_edge;
@@ -399,7 +394,6 @@ struct mrc_sock {
 	u32 ack_rx_us;
 	u16 ack_ev;
 	bool ack_ce;
-	bool rcv_repair;
 
 	struct mrc_stats stats;
 };
